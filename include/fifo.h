@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: ISC
+// The two FIFOs: creation, the wait reader and the status writer.
+#ifndef PROCTOR_FIFO_H
+#define PROCTOR_FIFO_H
+
+#include <ev.h>
+#include <stddef.h>
+
+#include "request.h"
+
+struct fifo_request {
+	enum request_kind kind;
+	char garbage[REQUEST_GARBAGE_MAX + 1];
+	struct fifo_request *next;
+};
+
+/* Callbacks into the supervisor. */
+struct fifo_ops {
+	/* A request was read (called in order, before it is queued). */
+	void (*request)(void *ctx, const struct fifo_request *req);
+	/* Whether req can be answered now (a terminating wait cannot until
+	 * the program has ended). */
+	int (*ready)(void *ctx, const struct fifo_request *req);
+	/* Compose the answer to req into buf; return its length. Called when
+	 * its reader has opened the status FIFO. */
+	size_t (*compose)(void *ctx, const struct fifo_request *req, char *buf, size_t len);
+	/* The answer to a terminating wait has been delivered (or dropped). */
+	void (*final_delivered)(void *ctx);
+};
+
+enum fifo_state {
+	FIFO_IDLE,        /* nothing being answered */
+	FIFO_WAIT_READER, /* holding the status FIFO open, waiting for a reader */
+	FIFO_WAIT_CLOSE,  /* answer written, waiting for its reader to leave */
+};
+
+/* How long an answer waits for a reader to open the status FIFO, and for that
+ * reader to close it again, before proctord gives up on it and moves on. */
+#define FIFO_READER_TIMEOUT 2.0
+#define FIFO_MAX_PENDING 256
+
+struct fifo {
+	struct ev_loop *loop;
+	int dirfd;
+	char *status_path; /* for inotify, which has no *at() form */
+	int created_wait, created_status;
+	int wait_rfd, wait_wfd;
+	int status_fd;
+	int ino_fd;
+	enum fifo_state state;
+	unsigned own_opens;   /* IN_OPEN events of our own opens still to come */
+	unsigned reader_opens;
+	unsigned reader_closes;
+	int accepting;        /* after a terminating wait, input is discarded */
+	int overflowed;       /* warned about dropped requests */
+	struct fifo_request *head, *tail;
+	size_t pending;
+	struct request_parser parser;
+	const struct fifo_ops *ops;
+	void *ctx;
+	ev_io wait_io;
+	ev_io ino_io;
+	ev_timer timeout;
+};
+
+/* Create (or reuse) DIR/wait and DIR/status and open them. On failure, err
+ * says why and -1 is returned; nothing is left behind. */
+int fifo_open(struct fifo *f, struct ev_loop *loop, int dirfd, const char *dirpath,
+	      const struct fifo_ops *ops, void *ctx, char *err, size_t errlen);
+/* Start serving. */
+void fifo_start(struct fifo *f);
+/* Try to deliver the next answer (e.g. once the program has ended). */
+void fifo_kick(struct fifo *f);
+/* Stop, close, and remove the FIFOs proctord created. */
+void fifo_close(struct fifo *f);
+
+#endif

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: ISC
+// The effective limits of one sandbox.
+#ifndef PROCTOR_LIMITS_H
+#define PROCTOR_LIMITS_H
+
+#include <stdint.h>
+
+#include "units.h"
+
+struct limits {
+	uint64_t cpu_time_us;   /* whole tree, user + sys */
+	uint64_t wall_time_us;
+	uint64_t address_space; /* RLIMIT_AS, per process */
+	uint64_t fsize;         /* RLIMIT_FSIZE, per process */
+	uint64_t nofile;        /* RLIMIT_NOFILE, soft = hard */
+	uint64_t stack;         /* RLIMIT_STACK */
+	uint64_t grace_us;      /* grace period of a terminating wait */
+};
+
+/* Everything unlimited; grace 50 ms. */
+void limits_init(struct limits *l);
+
+#endif

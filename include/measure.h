@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: ISC
+// CPU time and resident memory of the sandboxed tree, from /proc and rusage.
+#ifndef PROCTOR_MEASURE_H
+#define PROCTOR_MEASURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include "tree.h"
+
+struct measure_proc {
+	pid_t pid;
+	pid_t ppid;
+	uint64_t own_ns;    /* the process's own CPU clock, last seen */
+	uint64_t hidden_ns; /* CPU of children it reaped itself (not visible elsewhere) */
+	int seen;           /* present in the current sample */
+};
+
+struct measure {
+	pid_t root;                  /* proctord itself: the tree is below it */
+	struct measure_proc *procs;  /* sorted by pid */
+	size_t n, cap;
+	uint64_t reaped_ns;          /* exact: rusage of every process proctord reaped */
+	uint64_t last_cpu_us;        /* what was last reported: line 1 never decreases */
+	uint64_t tick_ns;
+	uint64_t page_size;
+	struct tree_list scratch;
+};
+
+void measure_init(struct measure *m, pid_t root);
+void measure_free(struct measure *m);
+
+/* Figures of the tree now: CPU µs since start (monotonic) and resident bytes
+ * of the live processes. */
+void measure_sample(struct measure *m, uint64_t *cpu_us, uint64_t *rss_bytes);
+
+/* proctord reaped pid with this rusage (its own CPU and that of every
+ * descendant it waited for). */
+void measure_reaped(struct measure *m, pid_t pid, const struct rusage *ru);
+
+/* CPU µs counted so far without sampling /proc; exact once the tree is gone. */
+uint64_t measure_cpu_us_settled(struct measure *m);
+
+#endif

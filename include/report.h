@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: ISC
+// Status lines and responses: the closed set of heads and their human texts.
+#ifndef PROCTOR_REPORT_H
+#define PROCTOR_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "limits.h"
+
+enum outcome_kind {
+	OUTCOME_RUNNING,
+	OUTCOME_EXITED,
+	OUTCOME_SIGNALED,
+	OUTCOME_KILLED,
+	OUTCOME_FAILED,
+};
+
+enum kill_reason {
+	KILL_NONE,
+	KILL_CPU_TIME,
+	KILL_WALL_TIME,
+	KILL_MEMORY,
+	KILL_OUTPUT,
+	KILL_FILE_SIZE,
+	KILL_TERMINATE,
+};
+
+/* Stages of the child's set-up; each failure is reported as "failed STAGE". */
+enum spawn_stage {
+	STAGE_SETUP,
+	STAGE_LIMITS,
+	STAGE_STDIN,
+	STAGE_STDOUT,
+	STAGE_STDERR,
+	STAGE_CHDIR,
+	STAGE_EXEC,
+};
+
+struct outcome {
+	enum outcome_kind kind;
+	int code;               /* exit code, or signal number */
+	enum kill_reason reason;
+	enum spawn_stage stage; /* OUTCOME_FAILED */
+	int err;                /* OUTCOME_FAILED: errno */
+	char what[256];         /* OUTCOME_FAILED: the path or name concerned */
+};
+
+/* Largest response: well under PIPE_BUF so that one write() is atomic. */
+#define REPORT_RESPONSE_MAX 1024
+#define REPORT_STATUS_MAX 900
+
+const char *report_kill_reason_name(enum kill_reason r);
+const char *report_stage_name(enum spawn_stage s);
+/* "SIGSEGV"; "SIG42" for one without a name. */
+void report_signal_name(int sig, char *buf, size_t len);
+
+/* Decide the outcome of the main process from its wait status and the reason
+ * proctord killed it, if it did. */
+void report_outcome_from_wait(struct outcome *o, int wstatus, enum kill_reason killed_for);
+
+/* The status line, without newline. */
+void report_status_line(const struct outcome *o, const struct limits *l, char *buf, size_t len);
+/* The answer to an invalid request. */
+void report_invalid_line(const char *garbage, const char *status, char *buf, size_t len);
+/* "CPU\nRSS\nSTATUS\n"; returns its length. */
+size_t report_response(uint64_t cpu_us, uint64_t rss_bytes, const char *status, char *buf,
+		       size_t len);
+
+#endif

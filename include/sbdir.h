@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: ISC
+// The sandbox directory: created private or reused, its lock file, its removal.
+#ifndef PROCTOR_SBDIR_H
+#define PROCTOR_SBDIR_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct sbdir {
+	char *path;
+	int fd;
+	int created;      /* proctord made it, so proctord removes it */
+	int lock_created;
+};
+
+/* path NULL: a fresh private directory under $XDG_RUNTIME_DIR or /tmp.
+ * Returns 0, or -1 with err filled in. */
+int sbdir_open(struct sbdir *d, const char *path, mode_t mode, char *err, size_t errlen);
+/* Remove the lock file and, if proctord created it, the directory. */
+void sbdir_close(struct sbdir *d);
+
+#endif

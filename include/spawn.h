@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: ISC
+// Starting the program: clone3 with a pidfd, and the child's set-up up to execve.
+#ifndef PROCTOR_SPAWN_H
+#define PROCTOR_SPAWN_H
+
+#include <sys/types.h>
+
+#include "limits.h"
+#include "report.h"
+
+struct spawn_config {
+	char *const *argv;
+	char **envp;
+	const char *stdin_path;  /* NULL: inherit, or /dev/null with null_stdio */
+	const char *stdout_path;
+	const char *stderr_path;
+	int null_stdio;
+	const char *chdir;
+	const struct limits *limits;
+};
+
+struct spawn_child {
+	pid_t pid;
+	int pidfd; /* -1 where the kernel gives none */
+	int errfd; /* read end of the set-up error pipe, non-blocking */
+};
+
+/* Start the program. Returns 0, or -1 with errno set (fork failed). */
+int spawn_start(const struct spawn_config *c, struct spawn_child *out);
+
+/* Read the child's set-up report: 1 if it failed (o filled in as a
+ * "failed STAGE" outcome), 0 if it reached execve (EOF), -1 if nothing is
+ * there yet. */
+int spawn_read_failure(int errfd, struct outcome *o);
+
+#endif

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: ISC
+// The supervisor: the program's life as a state machine, its timers, limits and end.
+#ifndef PROCTOR_SUPERVISE_H
+#define PROCTOR_SUPERVISE_H
+
+#include <ev.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "fifo.h"
+#include "limits.h"
+#include "measure.h"
+#include "report.h"
+#include "spawn.h"
+
+/*
+ * RUNNING  --terminating wait or SIGTERM--> GRACE
+ * RUNNING, GRACE --limit, grace over--> KILLING (tree SIGKILLed, main not yet reaped)
+ * RUNNING, GRACE, KILLING --main reaped--> SWEEPING (leftovers killed until none is left)
+ * SWEEPING --no descendant left--> ENDED (figures frozen)
+ * ENDED --final answer delivered, or interrupted--> DONE (loop stops)
+ */
+enum sv_state {
+	SV_RUNNING,
+	SV_GRACE,
+	SV_KILLING,
+	SV_SWEEPING,
+	SV_ENDED,
+	SV_DONE,
+};
+
+struct supervisor {
+	struct ev_loop *loop;
+	struct limits limits;
+	enum sv_state state;
+	struct spawn_child child;
+	int exec_checked;          /* the set-up pipe said EOF or failure */
+	int exec_failed;
+	struct outcome failure;
+	int main_reaped;
+	int main_wstatus;
+	enum kill_reason kill_reason;
+	struct outcome outcome;
+	int interrupted;           /* a signal to proctord ends it */
+	int exit_code;
+	unsigned ncpus;
+	uint64_t start_us, end_us;
+	uint64_t final_cpu_us;
+	uint64_t main_cpu_us;      /* main process's own rusage (with what it waited for) */
+	struct rusage main_ru;
+	struct measure measure;
+	struct fifo *fifo;
+	ev_signal sigchld, sigterm, sigint, sighup;
+	ev_io err_io;
+	ev_timer wall_timer, cpu_timer, grace_timer, sweep_timer;
+};
+
+/* Start supervising a spawned child. */
+void supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limits *l,
+		    const struct spawn_child *child, struct fifo *fifo, uint64_t start_us);
+void supervise_finish(struct supervisor *s);
+
+extern const struct fifo_ops supervise_fifo_ops;
+
+#endif

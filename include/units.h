@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: ISC
+// Strict parsing and formatting of durations, sizes and counts, shared by options and config.
+#ifndef PROCTOR_UNITS_H
+#define PROCTOR_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A limit that is not set. */
+#define UNITS_UNLIMITED UINT64_MAX
+
+/* Each parser returns NULL on success, or a static text saying what is wrong
+ * ("unknown unit", "too large", ...). "unlimited" yields UNITS_UNLIMITED where
+ * allow_unlimited is set. */
+
+/* Durations: bare number = seconds; us, ms, s, m, h; fractions allowed ("1.5s"). */
+const char *units_parse_duration(const char *s, int allow_unlimited, uint64_t *out_us);
+/* Sizes: bare number = bytes; B; K M G T (binary, as Docker and systemd);
+ * KiB MiB GiB TiB (binary); KB MB GB TB (decimal); fractions allowed ("1.5GiB"). */
+const char *units_parse_size(const char *s, int allow_unlimited, uint64_t *out_bytes);
+/* Counts: a non-negative decimal integer. */
+const char *units_parse_count(const char *s, int allow_unlimited, uint64_t *out);
+
+/* "1.500s", "50ms", "2.000s"; "unlimited" */
+void units_format_duration(uint64_t us, char *buf, size_t len);
+/* "256MiB", "1.5GiB", "100B"; "unlimited" */
+void units_format_size(uint64_t bytes, char *buf, size_t len);
+
+#endif

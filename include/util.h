@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: ISC
+// Allocation wrappers that abort, and small helpers shared by the modules.
+#ifndef PROCTOR_UTIL_H
+#define PROCTOR_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xreallocarray(void *p, size_t nmemb, size_t size);
+char *xstrdup(const char *s);
+int xasprintf(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Monotonic clock in microseconds. */
+uint64_t now_us(void);
+
+/* Read a small file (e.g. under /proc) relative to dirfd into buf; NUL-terminated.
+ * Returns bytes read or -1 with errno set. */
+ssize_t read_small_file(int dirfd, const char *path, char *buf, size_t len);
+/* pread from offset 0 of an open fd into buf, NUL-terminated. */
+ssize_t pread_small(int fd, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: ISC
+// The effective limits of one sandbox.
+#include "limits.h"
+
+void limits_init(struct limits *l)
+{
+	l->cpu_time_us = UNITS_UNLIMITED;
+	l->wall_time_us = UNITS_UNLIMITED;
+	l->address_space = UNITS_UNLIMITED;
+	l->fsize = UNITS_UNLIMITED;
+	l->nofile = UNITS_UNLIMITED;
+	l->stack = UNITS_UNLIMITED;
+	l->grace_us = 50000;
+}

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: ISC
+// Diagnostics on stderr, prefixed with the program name.
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+static const char *log_progname = "proctord";
+static int log_quiet;
+
+void log_init(const char *progname)
+{
+	log_progname = progname;
+}
+
+void log_set_quiet(int quiet)
+{
+	log_quiet = quiet;
+}
+
+static void log_vprint(int with_errno, const char *fmt, va_list ap)
+{
+	int saved = errno;
+	char msg[1024];
+
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	if (with_errno)
+		fprintf(stderr, "%s: %s: %s\n", log_progname, msg, strerror(saved));
+	else
+		fprintf(stderr, "%s: %s\n", log_progname, msg);
+	errno = saved;
+}
+
+void log_warnx(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (log_quiet)
+		return;
+	va_start(ap, fmt);
+	log_vprint(0, fmt, ap);
+	va_end(ap);
+}
+
+void log_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (log_quiet)
+		return;
+	va_start(ap, fmt);
+	log_vprint(1, fmt, ap);
+	va_end(ap);
+}
+
+void log_fatalx(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vprint(0, fmt, ap);
+	va_end(ap);
+	exit(code);
+}
+
+void log_fatal(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vprint(1, fmt, ap);
+	va_end(ap);
+	exit(code);
+}

@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: ISC
+// The supervisor: the program's life as a state machine, its timers, limits and end.
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "supervise.h"
+#include "tree.h"
+#include "util.h"
+
+/* Re-scan for leftovers this often while killing the tree. */
+#define SWEEP_INTERVAL 0.001
+/* The CPU deadline timer never fires more often than this. */
+#define CPU_MIN_INTERVAL 0.0005
+
+static void supervise_check_exec(struct supervisor *s)
+{
+	int r;
+
+	if (s->exec_checked)
+		return;
+	/* s->failure is only written when a failure was read. */
+	r = spawn_read_failure(s->child.errfd, &s->failure);
+	if (r < 0)
+		return;
+	if (r == 1)
+		s->exec_failed = 1;
+	s->exec_checked = 1;
+	ev_io_stop(s->loop, &s->err_io);
+	close(s->child.errfd);
+	s->child.errfd = -1;
+}
+
+static void supervise_stop_timers(struct supervisor *s)
+{
+	/* A timer left armed after the program ended would turn into a false
+	 * verdict (DOMjudge). */
+	ev_timer_stop(s->loop, &s->wall_timer);
+	ev_timer_stop(s->loop, &s->cpu_timer);
+	ev_timer_stop(s->loop, &s->grace_timer);
+}
+
+static void supervise_end(struct supervisor *s)
+{
+	s->state = SV_ENDED;
+	s->end_us = now_us();
+	ev_timer_stop(s->loop, &s->sweep_timer);
+	s->final_cpu_us = measure_cpu_us_settled(&s->measure);
+	if (s->interrupted) {
+		s->state = SV_DONE;
+		s->exit_code = EXIT_INTERRUPTED;
+		ev_break(s->loop, EVBREAK_ALL);
+		return;
+	}
+	fifo_kick(s->fifo);
+}
+
+/* Kill every descendant; once none is left and the main process is reaped,
+ * the sandbox has ended. */
+static void supervise_sweep(struct supervisor *s)
+{
+	size_t n = tree_signal_all(getpid(), SIGKILL);
+
+	if (n == 0 && s->main_reaped)
+		supervise_end(s);
+}
+
+static void supervise_main_ended(struct supervisor *s)
+{
+	supervise_stop_timers(s);
+	/* The set-up report is in the pipe before the child exits. */
+	supervise_check_exec(s);
+	if (s->exec_failed)
+		s->outcome = s->failure;
+	else
+		report_outcome_from_wait(&s->outcome, s->main_wstatus, s->kill_reason);
+	s->state = SV_SWEEPING;
+	supervise_sweep(s);
+	if (s->state == SV_SWEEPING)
+		ev_timer_start(s->loop, &s->sweep_timer);
+}
+
+static void supervise_reap(struct supervisor *s)
+{
+	for (;;) {
+		struct rusage ru;
+		int st;
+		pid_t pid = wait4(-1, &st, WNOHANG | __WALL, &ru);
+
+		if (pid < 0 && errno == EINTR)
+			continue;
+		if (pid <= 0)
+			break;
+		measure_reaped(&s->measure, pid, &ru);
+		if (pid == s->child.pid) {
+			s->main_reaped = 1;
+			s->main_wstatus = st;
+			s->main_ru = ru;
+			if (s->child.pidfd >= 0) {
+				close(s->child.pidfd);
+				s->child.pidfd = -1;
+			}
+		}
+	}
+	if (s->main_reaped && s->state < SV_SWEEPING)
+		supervise_main_ended(s);
+}
+
+/* Kill the whole tree now for reason; the verdict is that reason. */
+static void supervise_kill(struct supervisor *s, enum kill_reason reason)
+{
+	/* The program may have ended just before the timer fired: then its
+	 * own end is the verdict, not the limit. */
+	supervise_reap(s);
+	if (s->state >= SV_KILLING)
+		return;
+	s->kill_reason = reason;
+	s->state = SV_KILLING;
+	supervise_stop_timers(s);
+	if (s->child.pidfd >= 0)
+		syscall(SYS_pidfd_send_signal, s->child.pidfd, SIGKILL, NULL, 0);
+	else
+		kill(s->child.pid, SIGKILL);
+	tree_signal_all(getpid(), SIGKILL);
+	ev_timer_start(s->loop, &s->sweep_timer);
+}
+
+static void supervise_sweep_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct supervisor *s = w->data;
+
+	supervise_reap(s);
+	if (s->state == SV_KILLING)
+		tree_signal_all(getpid(), SIGKILL);
+	else if (s->state == SV_SWEEPING)
+		supervise_sweep(s);
+}
+
+static void supervise_sigchld_cb(struct ev_loop *loop, ev_signal *w, int revents)
+{
+	supervise_reap(w->data);
+}
+
+static void supervise_err_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	supervise_check_exec(w->data);
+}
+
+static void supervise_wall_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	supervise_kill(w->data, KILL_WALL_TIME);
+}
+
+static void supervise_grace_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	supervise_kill(w->data, KILL_TERMINATE);
+}
+
+/* The CPU deadline: the tree cannot burn its remaining budget faster than on
+ * every CPU it may use, so nothing can be exceeded before remaining / ncpus
+ * of wall time. Sleepers cost one wake-up per such interval, not a poll. */
+static void supervise_cpu_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct supervisor *s = w->data;
+	uint64_t cpu, rss, left;
+	double next;
+
+	supervise_reap(s);
+	if (s->state >= SV_KILLING)
+		return;
+	measure_sample(&s->measure, &cpu, &rss);
+	if (cpu >= s->limits.cpu_time_us) {
+		supervise_kill(s, KILL_CPU_TIME);
+		return;
+	}
+	left = s->limits.cpu_time_us - cpu;
+	next = (double)left / 1e6 / s->ncpus;
+	if (next < CPU_MIN_INTERVAL)
+		next = CPU_MIN_INTERVAL;
+	ev_timer_set(w, next, 0.);
+	ev_timer_start(loop, w);
+}
+
+static void supervise_begin_grace(struct supervisor *s)
+{
+	if (s->state != SV_RUNNING)
+		return;
+	s->state = SV_GRACE;
+	/* No signal now: a program that ends by itself within the grace period
+	 * has terminated normally, and a SIGTERM would make that impossible. */
+	ev_timer_set(&s->grace_timer, (double)s->limits.grace_us / 1e6, 0.);
+	ev_timer_start(s->loop, &s->grace_timer);
+}
+
+static void supervise_signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
+{
+	struct supervisor *s = w->data;
+
+	log_warnx("received SIG%s: ending the program", sigabbrev_np(w->signum));
+	s->interrupted = 1;
+	switch (s->state) {
+	case SV_RUNNING:
+		supervise_begin_grace(s);
+		break;
+	case SV_GRACE:
+		/* Asked twice: no more grace. */
+		supervise_kill(s, KILL_TERMINATE);
+		break;
+	case SV_ENDED:
+		s->state = SV_DONE;
+		s->exit_code = EXIT_INTERRUPTED;
+		ev_break(loop, EVBREAK_ALL);
+		break;
+	default:
+		break; /* already killing: supervise_end stops the loop */
+	}
+}
+
+static void supervise_request(void *ctx, const struct fifo_request *req)
+{
+	struct supervisor *s = ctx;
+
+	if (req->kind == REQUEST_TERMINATE)
+		supervise_begin_grace(s);
+}
+
+static int supervise_ready(void *ctx, const struct fifo_request *req)
+{
+	struct supervisor *s = ctx;
+
+	return req->kind != REQUEST_TERMINATE || s->state >= SV_ENDED;
+}
+
+static void supervise_status(struct supervisor *s, char *buf, size_t len)
+{
+	if (s->state < SV_SWEEPING) {
+		struct outcome running = {.kind = OUTCOME_RUNNING};
+
+		report_status_line(&running, &s->limits, buf, len);
+	} else {
+		report_status_line(&s->outcome, &s->limits, buf, len);
+	}
+}
+
+static size_t supervise_compose(void *ctx, const struct fifo_request *req, char *buf, size_t len)
+{
+	struct supervisor *s = ctx;
+	char status[REPORT_STATUS_MAX], line[REPORT_STATUS_MAX];
+	uint64_t cpu, rss = 0;
+
+	if (s->state < SV_SWEEPING) {
+		supervise_reap(s);
+	}
+	if (s->state < SV_SWEEPING) {
+		measure_sample(&s->measure, &cpu, &rss);
+	} else if (s->state == SV_SWEEPING) {
+		/* Leftovers are being killed: their CPU still counts, but the
+		 * program has ended, so memory is 0. */
+		measure_sample(&s->measure, &cpu, &rss);
+		rss = 0;
+	} else {
+		cpu = s->final_cpu_us;
+	}
+	supervise_status(s, status, sizeof status);
+	if (req->kind == REQUEST_INVALID) {
+		report_invalid_line(req->garbage, status, line, sizeof line);
+		return report_response(cpu, rss, line, buf, len);
+	}
+	return report_response(cpu, rss, status, buf, len);
+}
+
+static void supervise_final_delivered(void *ctx)
+{
+	struct supervisor *s = ctx;
+
+	s->state = SV_DONE;
+	s->exit_code = s->interrupted ? EXIT_INTERRUPTED : EXIT_PROTOCOL_DONE;
+	ev_break(s->loop, EVBREAK_ALL);
+}
+
+const struct fifo_ops supervise_fifo_ops = {
+	.request = supervise_request,
+	.ready = supervise_ready,
+	.compose = supervise_compose,
+	.final_delivered = supervise_final_delivered,
+};
+
+static unsigned supervise_ncpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+		return (unsigned)CPU_COUNT(&set);
+	return 1;
+}
+
+void supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limits *l,
+		    const struct spawn_child *child, struct fifo *fifo, uint64_t start_us)
+{
+	memset(s, 0, sizeof *s);
+	s->loop = loop;
+	s->limits = *l;
+	s->child = *child;
+	s->fifo = fifo;
+	s->start_us = start_us;
+	s->state = SV_RUNNING;
+	s->ncpus = supervise_ncpus();
+	measure_init(&s->measure, getpid());
+
+	ev_signal_init(&s->sigchld, supervise_sigchld_cb, SIGCHLD);
+	ev_signal_init(&s->sigterm, supervise_signal_cb, SIGTERM);
+	ev_signal_init(&s->sigint, supervise_signal_cb, SIGINT);
+	ev_signal_init(&s->sighup, supervise_signal_cb, SIGHUP);
+	ev_io_init(&s->err_io, supervise_err_cb, child->errfd, EV_READ);
+	ev_timer_init(&s->wall_timer, supervise_wall_cb, 0., 0.);
+	ev_timer_init(&s->cpu_timer, supervise_cpu_cb, 0., 0.);
+	ev_timer_init(&s->grace_timer, supervise_grace_cb, 0., 0.);
+	ev_timer_init(&s->sweep_timer, supervise_sweep_cb, SWEEP_INTERVAL, SWEEP_INTERVAL);
+	s->sigchld.data = s->sigterm.data = s->sigint.data = s->sighup.data = s;
+	s->err_io.data = s->wall_timer.data = s->cpu_timer.data = s;
+	s->grace_timer.data = s->sweep_timer.data = s;
+
+	ev_signal_start(loop, &s->sigchld);
+	ev_signal_start(loop, &s->sigterm);
+	ev_signal_start(loop, &s->sigint);
+	ev_signal_start(loop, &s->sighup);
+	ev_io_start(loop, &s->err_io);
+	if (l->wall_time_us != UNITS_UNLIMITED) {
+		/* Measured from the start, not from when the loop first runs. */
+		uint64_t spent = now_us() - start_us;
+		double after = spent >= l->wall_time_us ? 0. : (double)(l->wall_time_us - spent) / 1e6;
+
+		ev_timer_set(&s->wall_timer, after, 0.);
+		ev_timer_start(loop, &s->wall_timer);
+	}
+	if (l->cpu_time_us != UNITS_UNLIMITED) {
+		ev_timer_set(&s->cpu_timer, (double)l->cpu_time_us / 1e6 / s->ncpus, 0.);
+		ev_timer_start(loop, &s->cpu_timer);
+	}
+	/* A child that died before the watchers existed. */
+	supervise_reap(s);
+}
+
+void supervise_finish(struct supervisor *s)
+{
+	ev_signal_stop(s->loop, &s->sigchld);
+	ev_signal_stop(s->loop, &s->sigterm);
+	ev_signal_stop(s->loop, &s->sigint);
+	ev_signal_stop(s->loop, &s->sighup);
+	ev_io_stop(s->loop, &s->err_io);
+	supervise_stop_timers(s);
+	ev_timer_stop(s->loop, &s->sweep_timer);
+	if (s->child.errfd >= 0)
+		close(s->child.errfd);
+	if (s->child.pidfd >= 0)
+		close(s->child.pidfd);
+	measure_free(&s->measure);
+}

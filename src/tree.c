@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: ISC
+// The descendants of proctord, found through /proc, and killing all of them.
+//
+// proctord is a child subreaper, so every process the program starts stays
+// below it: orphans are re-parented to proctord, not to init. Walking the
+// children lists from proctord down therefore finds the whole tree, including
+// setsid and double-forked escapees.
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tree.h"
+#include "util.h"
+
+void tree_list_init(struct tree_list *t)
+{
+	memset(t, 0, sizeof *t);
+}
+
+void tree_list_free(struct tree_list *t)
+{
+	free(t->nodes);
+	memset(t, 0, sizeof *t);
+}
+
+/* No duplicate check: a process has one parent, and a fork bomb's tree must
+ * not cost quadratic time. A process re-parented mid-walk may appear twice;
+ * callers that sum figures de-duplicate. */
+static void tree_push(struct tree_list *t, pid_t pid, pid_t ppid)
+{
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 16;
+		t->nodes = xreallocarray(t->nodes, t->cap, sizeof *t->nodes);
+	}
+	t->nodes[t->n].pid = pid;
+	t->nodes[t->n].ppid = ppid;
+	t->n++;
+}
+
+static void tree_parse_children(struct tree_list *t, pid_t parent, const char *buf)
+{
+	const char *p = buf;
+
+	while (*p) {
+		char *end;
+		long v = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (v > 0)
+			tree_push(t, (pid_t)v, parent);
+		p = end;
+		while (*p == ' ' || *p == '\n')
+			p++;
+	}
+}
+
+/* Children of every thread of pid: a child forked by a thread is listed in
+ * that thread's file only. */
+static void tree_children_via_proc(struct tree_list *t, pid_t pid, int procfd)
+{
+	char path[300], buf[8192];
+	struct dirent *de;
+	DIR *d;
+	int dfd;
+
+	snprintf(path, sizeof path, "%d/task", (int)pid);
+	dfd = openat(procfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return; /* the process has gone */
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		ssize_t n;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof path, "%s/children", de->d_name);
+		n = read_small_file(dfd, path, buf, sizeof buf);
+		if (n < 0)
+			continue; /* the thread has gone */
+		tree_parse_children(t, pid, buf);
+	}
+	closedir(d);
+}
+
+/* Without children files: read the parent of every process in /proc. */
+static int tree_collect_scan(pid_t root, struct tree_list *out, int procfd)
+{
+	struct tree_node *all = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	DIR *d;
+	int dfd = dup(procfd);
+
+	if (dfd < 0)
+		return -1;
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		char path[300], buf[1024], *p;
+		long ppid;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof path, "%s/stat", de->d_name);
+		if (read_small_file(procfd, path, buf, sizeof buf) < 0)
+			continue;
+		/* comm may hold spaces and parentheses: parse after the last ')'. */
+		p = strrchr(buf, ')');
+		if (!p || sscanf(p + 1, " %*c %ld", &ppid) != 1)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 256;
+			all = xreallocarray(all, cap, sizeof *all);
+		}
+		all[n].pid = (pid_t)atol(de->d_name);
+		all[n].ppid = (pid_t)ppid;
+		n++;
+	}
+	closedir(d);
+	/* Breadth first from root: parents come before their children. */
+	for (size_t i = 0; i < n; i++)
+		if (all[i].ppid == root)
+			tree_push(out, all[i].pid, root);
+	for (size_t k = 0; k < out->n; k++)
+		for (size_t i = 0; i < n; i++)
+			if (all[i].ppid == out->nodes[k].pid)
+				tree_push(out, all[i].pid, all[i].ppid);
+	free(all);
+	return 0;
+}
+
+/* CONFIG_PROC_CHILDREN is not in every kernel: look once. */
+static int tree_have_children_files(void)
+{
+	static int have = -1;
+	char path[64];
+
+	if (have < 0) {
+		snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)gettid());
+		have = access(path, R_OK) == 0;
+	}
+	return have;
+}
+
+int tree_collect(pid_t root, struct tree_list *out)
+{
+	int procfd, rc = 0;
+
+	out->n = 0;
+	procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (procfd < 0)
+		return -1;
+	if (tree_have_children_files()) {
+		tree_children_via_proc(out, root, procfd);
+		/* out grows while it is walked: each new node is visited too. */
+		for (size_t k = 0; k < out->n; k++)
+			tree_children_via_proc(out, out->nodes[k].pid, procfd);
+	} else {
+		rc = tree_collect_scan(root, out, procfd);
+	}
+	close(procfd);
+	return rc;
+}
+
+size_t tree_signal_all(pid_t root, int sig)
+{
+	struct tree_list t;
+	size_t n;
+
+	tree_list_init(&t);
+	tree_collect(root, &t);
+	for (size_t i = 0; i < t.n; i++)
+		kill(t.nodes[i].pid, sig);
+	n = t.n;
+	tree_list_free(&t);
+	return n;
+}

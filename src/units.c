@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: ISC
+// Strict parsing and formatting of durations, sizes and counts.
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "units.h"
+
+struct unit {
+	const char *name;
+	uint64_t mult;
+};
+
+/* Longest names first is not needed: matching is on the whole suffix. */
+static const struct unit duration_units[] = {
+	{"", 1000000}, {"us", 1}, {"ms", 1000}, {"s", 1000000}, {"sec", 1000000},
+	{"m", 60000000}, {"min", 60000000}, {"h", 3600000000}, {NULL, 0},
+};
+
+/* Single letters are binary, as Docker (--memory 512m) and systemd (MemoryMax=512M)
+ * read them; "KB" is decimal and "KiB" binary, as the names say. */
+static const struct unit size_units[] = {
+	{"", 1}, {"B", 1},
+	{"K", 1ull << 10}, {"KiB", 1ull << 10}, {"KB", 1000},
+	{"M", 1ull << 20}, {"MiB", 1ull << 20}, {"MB", 1000000},
+	{"G", 1ull << 30}, {"GiB", 1ull << 30}, {"GB", 1000000000},
+	{"T", 1ull << 40}, {"TiB", 1ull << 40}, {"TB", 1000000000000},
+	{NULL, 0},
+};
+
+static const char *skip_space(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+/* The suffix ends at the string's end or at trailing white space. */
+static size_t suffix_len(const char *s)
+{
+	size_t n = strlen(s);
+
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	return n;
+}
+
+static int is_unlimited(const char *s)
+{
+	s = skip_space(s);
+	return strncasecmp(s, "unlimited", 9) == 0 && *skip_space(s + 9) == '\0';
+}
+
+/* Parse "123" or "1.25" into an integer part and a fraction (numerator over
+ * 10^frac_digits, at most 9 digits kept). Returns the position after the number. */
+static const char *parse_number(const char *s, uint64_t *whole, uint64_t *frac, uint64_t *frac_den,
+				const char **err)
+{
+	uint64_t w = 0, f = 0, den = 1;
+	int digits = 0;
+
+	if (*s == '-') {
+		*err = "negative values are not accepted";
+		return NULL;
+	}
+	if (*s == '+') {
+		*err = "expected a number";
+		return NULL;
+	}
+	while (isdigit((unsigned char)*s)) {
+		unsigned d = (unsigned)(*s - '0');
+
+		if (w > (UINT64_MAX - d) / 10) {
+			*err = "number too large";
+			return NULL;
+		}
+		w = w * 10 + d;
+		s++;
+		digits++;
+	}
+	if (*s == '.') {
+		s++;
+		if (!isdigit((unsigned char)*s)) {
+			*err = "expected digits after the decimal point";
+			return NULL;
+		}
+		while (isdigit((unsigned char)*s)) {
+			if (den < 1000000000u) {
+				f = f * 10 + (uint64_t)(*s - '0');
+				den *= 10;
+			}
+			s++;
+		}
+		digits++;
+	}
+	if (digits == 0) {
+		*err = "expected a number";
+		return NULL;
+	}
+	*whole = w;
+	*frac = f;
+	*frac_den = den;
+	return s;
+}
+
+static const char *parse_with_units(const char *s, int allow_unlimited, const struct unit *units,
+				    const char *unit_help, uint64_t *out)
+{
+	const char *err = NULL;
+	uint64_t whole, frac, den;
+	const struct unit *u;
+	size_t n;
+
+	if (!s)
+		return "empty value";
+	if (is_unlimited(s)) {
+		if (!allow_unlimited)
+			return "\"unlimited\" is not accepted here";
+		*out = UNITS_UNLIMITED;
+		return NULL;
+	}
+	s = skip_space(s);
+	if (*s == '\0')
+		return "empty value";
+	s = parse_number(s, &whole, &frac, &den, &err);
+	if (!s)
+		return err;
+	s = skip_space(s);
+	n = suffix_len(s);
+	for (u = units; u->name; u++) {
+		if (strlen(u->name) == n && strncasecmp(s, u->name, n) == 0)
+			break;
+	}
+	if (!u->name)
+		return unit_help;
+	if (whole > UINT64_MAX / u->mult)
+		return "value too large";
+	whole *= u->mult;
+	/* frac * mult / den without overflow: frac < den <= 1e9, and mult may
+	 * be 2^40, so split mult by den. */
+	{
+		uint64_t part = u->mult / den * frac + u->mult % den * frac / den;
+
+		if (whole > UINT64_MAX - part)
+			return "value too large";
+		whole += part;
+	}
+	if (whole == UNITS_UNLIMITED)
+		return "value too large";
+	*out = whole;
+	return NULL;
+}
+
+const char *units_parse_duration(const char *s, int allow_unlimited, uint64_t *out_us)
+{
+	return parse_with_units(s, allow_unlimited, duration_units,
+				"unknown duration unit (use us, ms, s, m or h)", out_us);
+}
+
+const char *units_parse_size(const char *s, int allow_unlimited, uint64_t *out_bytes)
+{
+	return parse_with_units(s, allow_unlimited, size_units,
+				"unknown size unit (use B, K, M, G, T, KiB..TiB or KB..TB)",
+				out_bytes);
+}
+
+const char *units_parse_count(const char *s, int allow_unlimited, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!s)
+		return "empty value";
+	if (is_unlimited(s)) {
+		if (!allow_unlimited)
+			return "\"unlimited\" is not accepted here";
+		*out = UNITS_UNLIMITED;
+		return NULL;
+	}
+	s = skip_space(s);
+	if (*s == '-')
+		return "negative values are not accepted";
+	if (!isdigit((unsigned char)*s))
+		return "expected a whole number";
+	while (isdigit((unsigned char)*s)) {
+		unsigned d = (unsigned)(*s - '0');
+
+		if (v > (UINT64_MAX - 1 - d) / 10)
+			return "number too large";
+		v = v * 10 + d;
+		s++;
+	}
+	if (*skip_space(s) != '\0')
+		return "expected a whole number";
+	*out = v;
+	return NULL;
+}
+
+void units_format_duration(uint64_t us, char *buf, size_t len)
+{
+	if (us == UNITS_UNLIMITED)
+		snprintf(buf, len, "unlimited");
+	else if (us >= 1000000)
+		snprintf(buf, len, "%" PRIu64 ".%03" PRIu64 "s", us / 1000000, us % 1000000 / 1000);
+	else if (us % 1000 == 0)
+		snprintf(buf, len, "%" PRIu64 "ms", us / 1000);
+	else
+		snprintf(buf, len, "%" PRIu64 "us", us);
+}
+
+void units_format_size(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const bin[] = {"TiB", "GiB", "MiB", "KiB"};
+	static const char *const dec[] = {"TB", "GB", "MB", "KB"};
+	int i;
+
+	if (bytes == UNITS_UNLIMITED) {
+		snprintf(buf, len, "unlimited");
+		return;
+	}
+	for (i = 0; i < 4; i++) {
+		uint64_t m = 1ull << (10 * (4 - i));
+
+		if (bytes >= m && bytes % m == 0) {
+			snprintf(buf, len, "%" PRIu64 "%s", bytes / m, bin[i]);
+			return;
+		}
+	}
+	for (i = 0; i < 4; i++) {
+		uint64_t m = 1000;
+
+		for (int k = 0; k < 3 - i; k++)
+			m *= 1000;
+		if (bytes >= m && bytes % m == 0) {
+			snprintf(buf, len, "%" PRIu64 "%s", bytes / m, dec[i]);
+			return;
+		}
+	}
+	for (i = 0; i < 4; i++) {
+		uint64_t m = 1ull << (10 * (4 - i));
+
+		if (bytes >= m) {
+			snprintf(buf, len, "%.2f%s", (double)bytes / (double)m, bin[i]);
+			return;
+		}
+	}
+	snprintf(buf, len, "%" PRIu64 "B", bytes);
+}

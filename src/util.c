@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: ISC
+// Allocation wrappers that abort on failure, and small file and clock helpers.
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "util.h"
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		log_fatal(EXIT_INTERNAL, "malloc");
+	return p;
+}
+
+void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+
+	if (!p)
+		log_fatal(EXIT_INTERNAL, "calloc");
+	return p;
+}
+
+void *xreallocarray(void *p, size_t nmemb, size_t size)
+{
+	void *q = reallocarray(p, nmemb ? nmemb : 1, size ? size : 1);
+
+	if (!q)
+		log_fatal(EXIT_INTERNAL, "reallocarray");
+	return q;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		log_fatal(EXIT_INTERNAL, "strdup");
+	return p;
+}
+
+int xasprintf(char **out, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(out, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		log_fatal(EXIT_INTERNAL, "vasprintf");
+	return n;
+}
+
+uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+ssize_t pread_small(int fd, char *buf, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = pread(fd, buf, len - 1, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+ssize_t read_small_file(int dirfd, const char *path, char *buf, size_t len)
+{
+	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	int saved;
+
+	if (fd < 0)
+		return -1;
+	n = pread_small(fd, buf, len);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return n;
+}

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: ISC
+// Unit tests for status lines and responses.
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <cmocka.h>
+
+#include "report.h"
+
+/* Wait statuses as the kernel encodes them. */
+#define EXITED(code) ((code) << 8)
+#define SIGNALED(sig) (sig)
+
+static const char *line_for(int wstatus, enum kill_reason why, const struct limits *l)
+{
+	static char buf[REPORT_STATUS_MAX];
+	struct outcome o;
+
+	report_outcome_from_wait(&o, wstatus, why);
+	report_status_line(&o, l, buf, sizeof buf);
+	return buf;
+}
+
+static void exits_and_signals(void **state)
+{
+	struct limits l;
+
+	limits_init(&l);
+	assert_string_equal(line_for(EXITED(0), KILL_NONE, &l), "exited 0");
+	assert_string_equal(line_for(EXITED(3), KILL_NONE, &l), "exited 3");
+	assert_string_equal(line_for(SIGNALED(SIGSEGV), KILL_NONE, &l),
+			    "signaled SIGSEGV: segmentation fault");
+	assert_string_equal(line_for(SIGNALED(SIGABRT), KILL_NONE, &l), "signaled SIGABRT: aborted");
+}
+
+static void kernel_limits_are_reported_as_limits(void **state)
+{
+	struct limits l;
+
+	limits_init(&l);
+	l.cpu_time_us = 1000000;
+	l.fsize = 10u << 20;
+	assert_string_equal(line_for(SIGNALED(SIGXCPU), KILL_NONE, &l),
+			    "killed cpu-time: CPU time limit of 1.000s exceeded");
+	assert_string_equal(line_for(SIGNALED(SIGXFSZ), KILL_NONE, &l),
+			    "killed file-size: file size limit of 10MiB exceeded");
+}
+
+static void proctord_kills_name_their_reason(void **state)
+{
+	struct limits l;
+
+	limits_init(&l);
+	l.wall_time_us = 2000000;
+	assert_string_equal(line_for(SIGNALED(SIGKILL), KILL_WALL_TIME, &l),
+			    "killed wall-time: wall-clock limit of 2.000s exceeded");
+	assert_string_equal(line_for(SIGNALED(SIGKILL), KILL_TERMINATE, &l),
+			    "killed terminate: forced termination after 50ms grace");
+}
+
+static void failures_name_stage_and_path(void **state)
+{
+	struct outcome o = {.kind = OUTCOME_FAILED, .stage = STAGE_EXEC, .err = ENOENT};
+	struct limits l;
+	char buf[REPORT_STATUS_MAX];
+
+	limits_init(&l);
+	strcpy(o.what, "./solution");
+	report_status_line(&o, &l, buf, sizeof buf);
+	assert_string_equal(buf, "failed exec: ./solution: No such file or directory");
+	/* A newline in a path must not split the status line. */
+	strcpy(o.what, "a\nb");
+	report_status_line(&o, &l, buf, sizeof buf);
+	assert_null(strchr(buf, '\n'));
+}
+
+static void invalid_answers_echo_the_request_safely(void **state)
+{
+	char buf[REPORT_STATUS_MAX];
+
+	report_invalid_line("hello", "running", buf, sizeof buf);
+	assert_string_equal(buf, "invalid: expected \"0\" or \"1\", got \"hello\"; program running");
+	report_invalid_line("a\"\x01", "exited 0", buf, sizeof buf);
+	assert_string_equal(buf,
+			    "invalid: expected \"0\" or \"1\", got \"a\\x22\\x01\"; program exited 0");
+}
+
+static void response_is_three_lines(void **state)
+{
+	char buf[REPORT_RESPONSE_MAX];
+	size_t n = report_response(15230, 2801664, "running", buf, sizeof buf);
+
+	assert_string_equal(buf, "15230\n2801664\nrunning\n");
+	assert_int_equal(n, strlen(buf));
+}
+
+static void overlong_response_still_ends_in_newline(void **state)
+{
+	char buf[32], status[64];
+	size_t n;
+
+	memset(status, 'x', sizeof status - 1);
+	status[sizeof status - 1] = '\0';
+	n = report_response(1, 2, status, buf, sizeof buf);
+	assert_int_equal(n, sizeof buf - 1);
+	assert_int_equal(buf[n - 1], '\n');
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(exits_and_signals),
+		cmocka_unit_test(kernel_limits_are_reported_as_limits),
+		cmocka_unit_test(proctord_kills_name_their_reason),
+		cmocka_unit_test(failures_name_stage_and_path),
+		cmocka_unit_test(invalid_answers_echo_the_request_safely),
+		cmocka_unit_test(response_is_three_lines),
+		cmocka_unit_test(overlong_response_still_ends_in_newline),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: ISC
+// Unit tests for the duration, size and count parsers and formatters.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "units.h"
+
+static uint64_t dur_ok(const char *s)
+{
+	uint64_t v = 0;
+	const char *err = units_parse_duration(s, 1, &v);
+
+	if (err)
+		fail_msg("duration \"%s\" rejected: %s", s, err);
+	return v;
+}
+
+static uint64_t size_ok(const char *s)
+{
+	uint64_t v = 0;
+	const char *err = units_parse_size(s, 1, &v);
+
+	if (err)
+		fail_msg("size \"%s\" rejected: %s", s, err);
+	return v;
+}
+
+static void durations_accept_units_and_fractions(void **state)
+{
+	assert_int_equal(dur_ok("2"), 2000000);
+	assert_int_equal(dur_ok("1.5s"), 1500000);
+	assert_int_equal(dur_ok("250ms"), 250000);
+	assert_int_equal(dur_ok("0.5ms"), 500);
+	assert_int_equal(dur_ok("10us"), 10);
+	assert_int_equal(dur_ok("2m"), 120000000);
+	assert_int_equal(dur_ok("1h"), 3600000000u);
+	assert_int_equal(dur_ok("1.25 s"), 1250000);
+	assert_int_equal(dur_ok(" 3s "), 3000000);
+	assert_int_equal(dur_ok("0"), 0);
+	assert_int_equal(dur_ok(".5s"), 500000);
+	assert_int_equal(dur_ok("1.0000000001s"), 1000000);
+	assert_true(dur_ok("unlimited") == UNITS_UNLIMITED);
+}
+
+static void durations_reject_junk(void **state)
+{
+	const char *bad[] = {"", " ", "s", "-1s", "+1s", "1.s", "1x", "1 s s", "5parsecs",
+			     "1e3", "0x10", "1..2s", "99999999999999999999s", "abc", NULL};
+	uint64_t v;
+
+	for (int i = 0; bad[i]; i++)
+		if (!units_parse_duration(bad[i], 1, &v))
+			fail_msg("duration \"%s\" accepted", bad[i]);
+	assert_non_null(units_parse_duration("unlimited", 0, &v));
+	assert_non_null(units_parse_duration(NULL, 1, &v));
+	/* 2^64 µs overflows on the multiplication by 1e6. */
+	assert_non_null(units_parse_duration("18446744073710s", 1, &v));
+}
+
+static void sizes_accept_binary_and_decimal(void **state)
+{
+	assert_int_equal(size_ok("100"), 100);
+	assert_int_equal(size_ok("100B"), 100);
+	assert_int_equal(size_ok("1K"), 1024);
+	assert_int_equal(size_ok("1k"), 1024);
+	assert_int_equal(size_ok("1KiB"), 1024);
+	assert_int_equal(size_ok("1KB"), 1000);
+	assert_int_equal(size_ok("256MiB"), 256u << 20);
+	assert_int_equal(size_ok("256m"), 256u << 20);
+	assert_int_equal(size_ok("2MB"), 2000000);
+	assert_int_equal(size_ok("16GiB"), 16ull << 30);
+	assert_int_equal(size_ok("12 GiB"), 12ull << 30);
+	assert_int_equal(size_ok("1.5GiB"), 3ull << 29);
+	assert_int_equal(size_ok("1GB"), 1000000000);
+	assert_int_equal(size_ok("1TiB"), 1ull << 40);
+	assert_int_equal(size_ok("0.5K"), 512);
+	assert_true(size_ok("UNLIMITED") == UNITS_UNLIMITED);
+}
+
+static void sizes_reject_junk_and_overflow(void **state)
+{
+	const char *bad[] = {"", "B", "-1", "1Q", "1 Mi", "1Mb b", "1.5.5G", "twelve",
+			     "20000000TiB", "18446744073709551616", NULL};
+	uint64_t v;
+
+	for (int i = 0; bad[i]; i++)
+		if (!units_parse_size(bad[i], 1, &v))
+			fail_msg("size \"%s\" accepted", bad[i]);
+}
+
+static void counts_are_whole_numbers(void **state)
+{
+	uint64_t v;
+
+	assert_null(units_parse_count("64", 0, &v));
+	assert_int_equal(v, 64);
+	assert_null(units_parse_count("0", 0, &v));
+	assert_int_equal(v, 0);
+	assert_null(units_parse_count("unlimited", 1, &v));
+	assert_true(v == UNITS_UNLIMITED);
+	assert_non_null(units_parse_count("1.5", 0, &v));
+	assert_non_null(units_parse_count("-3", 0, &v));
+	assert_non_null(units_parse_count("12k", 0, &v));
+	assert_non_null(units_parse_count("", 0, &v));
+	assert_non_null(units_parse_count("99999999999999999999999", 0, &v));
+}
+
+static void formatting_reads_back(void **state)
+{
+	char buf[32];
+
+	units_format_duration(1000000, buf, sizeof buf);
+	assert_string_equal(buf, "1.000s");
+	units_format_duration(2500000, buf, sizeof buf);
+	assert_string_equal(buf, "2.500s");
+	units_format_duration(50000, buf, sizeof buf);
+	assert_string_equal(buf, "50ms");
+	units_format_duration(1500, buf, sizeof buf);
+	assert_string_equal(buf, "1500us");
+	units_format_size(256u << 20, buf, sizeof buf);
+	assert_string_equal(buf, "256MiB");
+	units_format_size(10u << 20, buf, sizeof buf);
+	assert_string_equal(buf, "10MiB");
+	units_format_size(1000000, buf, sizeof buf);
+	assert_string_equal(buf, "1MB");
+	units_format_size(1500, buf, sizeof buf);
+	assert_string_equal(buf, "1.46KiB");
+	units_format_size(100, buf, sizeof buf);
+	assert_string_equal(buf, "100B");
+	units_format_size(UNITS_UNLIMITED, buf, sizeof buf);
+	assert_string_equal(buf, "unlimited");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(durations_accept_units_and_fractions),
+		cmocka_unit_test(durations_reject_junk),
+		cmocka_unit_test(sizes_accept_binary_and_decimal),
+		cmocka_unit_test(sizes_reject_junk_and_overflow),
+		cmocka_unit_test(counts_are_whole_numbers),
+		cmocka_unit_test(formatting_reads_back),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
