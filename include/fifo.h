@@ -5,11 +5,14 @@
 
 #include <ev.h>
 #include <stddef.h>
+#include <sys/types.h>
 
+#include "ptimer.h"
 #include "request.h"
 
 struct fifo_request {
 	enum request_kind kind;
+	unsigned long batch; /* which read() of the wait FIFO it came in */
 	char garbage[REQUEST_GARBAGE_MAX + 1];
 	struct fifo_request *next;
 };
@@ -29,28 +32,33 @@ struct fifo_ops {
 };
 
 enum fifo_state {
-	FIFO_IDLE,        /* nothing being answered */
-	FIFO_WAIT_READER, /* holding the status FIFO open, waiting for a reader */
-	FIFO_WAIT_CLOSE,  /* answer written, waiting for its reader to leave */
+	FIFO_IDLE,       /* nothing being answered */
+	FIFO_RETRY,      /* an answer is owed, but no reader has opened yet */
+	FIFO_WAIT_CLOSE, /* answer written, waiting for its reader to leave */
 };
 
 /* How long an answer waits for a reader to open the status FIFO, and for that
- * reader to close it again, before proctord gives up on it and moves on. */
+ * reader to close it again, before proctord gives up on it and moves on.
+ * While a reader is awaited, proctord retries its open from FIFO_RETRY_MIN_NS
+ * doubling to FIFO_RETRY_MAX_NS: a FIFO gives no event for a reader that is
+ * blocked in open(). */
+#define FIFO_RETRY_MIN_NS 20000u
+#define FIFO_RETRY_MAX_NS 5000000u
 #define FIFO_READER_TIMEOUT 2.0
 #define FIFO_MAX_PENDING 256
 
 struct fifo {
 	struct ev_loop *loop;
 	int dirfd;
+	uid_t euid;
 	char *status_path; /* for inotify, which has no *at() form */
 	int created_wait, created_status;
 	int wait_rfd, wait_wfd;
-	int status_fd;
 	int ino_fd;
 	enum fifo_state state;
-	unsigned own_opens;   /* IN_OPEN events of our own opens still to come */
-	unsigned reader_opens;
-	unsigned reader_closes;
+	uint64_t retry_ns;      /* the next open attempt's delay (backoff) */
+	uint64_t owed_since_us; /* when the head became deliverable */
+	unsigned long batch;    /* reads of the wait FIFO so far */
 	int accepting;        /* after a terminating wait, input is discarded */
 	int overflowed;       /* warned about dropped requests */
 	struct fifo_request *head, *tail;
@@ -60,7 +68,8 @@ struct fifo {
 	void *ctx;
 	ev_io wait_io;
 	ev_io ino_io;
-	ev_timer timeout;
+	ev_timer timeout;     /* deadline for the reader to leave */
+	struct ptimer retry;  /* next attempt to find a reader */
 };
 
 /* Create (or reuse) DIR/wait and DIR/status and open them. On failure, err

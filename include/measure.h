@@ -8,14 +8,16 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
-#include "tree.h"
-
 struct measure_proc {
 	pid_t pid;
 	pid_t ppid;
 	uint64_t own_ns;    /* the process's own CPU clock, last seen */
 	uint64_t hidden_ns; /* CPU of children it reaped itself (not visible elsewhere) */
+	uint64_t rss;       /* resident bytes in the current sample */
 	int seen;           /* present in the current sample */
+	/* /proc files kept open between samples: a wait costs a few preads,
+	 * not a directory walk. -1 when not (yet) open. */
+	int stat_fd, statm_fd, children_fd;
 };
 
 struct measure {
@@ -26,7 +28,9 @@ struct measure {
 	uint64_t last_cpu_us;        /* what was last reported: line 1 never decreases */
 	uint64_t tick_ns;
 	uint64_t page_size;
-	struct tree_list scratch;
+	int procfd;                  /* /proc */
+	int root_children_fd;        /* /proc/self/task/TID/children */
+	size_t open_fds;             /* descriptors held in procs[] */
 };
 
 void measure_init(struct measure *m, pid_t root);

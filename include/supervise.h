@@ -10,6 +10,7 @@
 #include "fifo.h"
 #include "limits.h"
 #include "measure.h"
+#include "ptimer.h"
 #include "report.h"
 #include "spawn.h"
 
@@ -52,11 +53,12 @@ struct supervisor {
 	struct fifo *fifo;
 	ev_signal sigchld, sigterm, sigint, sighup;
 	ev_io err_io;
-	ev_timer wall_timer, cpu_timer, grace_timer, sweep_timer;
+	struct ptimer wall_timer, cpu_timer, grace_timer;
+	ev_timer sweep_timer;
 };
 
-/* Start supervising a spawned child. */
-void supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limits *l,
+/* Start supervising a spawned child. Returns 0, or -1 with errno set. */
+int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limits *l,
 		    const struct spawn_child *child, struct fifo *fifo, uint64_t start_us);
 void supervise_finish(struct supervisor *s);
 

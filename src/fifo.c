@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: ISC
 // The two FIFOs: creation, the wait reader and the status writer.
 //
-// The status writer never blocks. For each answer it opens the status FIFO
-// O_RDWR (which never blocks, and wakes a client blocked in its open), learns
-// from inotify that a reader's open completed (IN_OPEN), writes the answer in
-// one write() and closes, so that the reader sees the answer and then EOF.
-// It then waits for that reader's close (IN_CLOSE_NOWRITE) before opening the
-// FIFO for the next answer: an answer written while the previous reader still
-// holds the pipe would land in a pipe that is about to be discarded.
+// The status writer never blocks and never writes into a pipe that a
+// previous reader still holds. An answer is composed only when its reader is
+// there: an O_WRONLY|O_NONBLOCK open of the status FIFO succeeds exactly when
+// a client is waiting in its open (or holds it open). Then the answer goes in
+// one write() and our end is closed, so the reader sees the answer and EOF.
+// If nobody is there yet (ENXIO), the open is retried from a timer with a
+// short backoff: a FIFO gives no event for a reader blocked in open(), and an
+// answer left in the pipe in advance could be read stale by the next client.
+// After writing, proctord waits for that reader to close (inotify
+// IN_CLOSE_NOWRITE) before the next answer: a reader still blocked in read()
+// would otherwise take the next answer as part of its own.
 // Deadlines bound both waits, so a client that never comes or never leaves
 // delays others by at most FIFO_READER_TIMEOUT and never stalls proctord.
 #include <errno.h>
@@ -23,8 +27,6 @@
 #include "log.h"
 #include "report.h"
 #include "util.h"
-
-static void fifo_deliver(struct fifo *f);
 
 static int fifo_make(int dirfd, const char *name, int *created, char *err, size_t errlen)
 {
@@ -77,6 +79,8 @@ static int fifo_open_checked(int dirfd, const char *name, int flags, char *err, 
 	return fd;
 }
 
+static void fifo_purge_stale(struct fifo *f);
+
 static void fifo_request_cb(void *ctx, enum request_kind kind, const char *garbage)
 {
 	struct fifo *f = ctx;
@@ -94,8 +98,11 @@ static void fifo_request_cb(void *ctx, enum request_kind kind, const char *garba
 		return;
 	}
 	f->overflowed = 0;
+	if (kind == REQUEST_TERMINATE)
+		fifo_purge_stale(f);
 	r = xcalloc(1, sizeof *r);
 	r->kind = kind;
+	r->batch = f->batch;
 	if (garbage)
 		snprintf(r->garbage, sizeof r->garbage, "%s", garbage);
 	f->ops->request(f->ctx, r);
@@ -114,7 +121,9 @@ static void fifo_wait_cb(struct ev_loop *loop, ev_io *w, int revents)
 	struct fifo *f = w->data;
 	char buf[4096];
 
-	for (;;) {
+	/* At most 64 KiB per wake-up: a client flooding the FIFO must not keep
+	 * the loop from its timers; epoll calls again while data is left. */
+	for (int reads = 0; reads < 16; reads++) {
 		ssize_t n = read(f->wait_rfd, buf, sizeof buf);
 
 		if (n < 0) {
@@ -128,6 +137,7 @@ static void fifo_wait_cb(struct ev_loop *loop, ev_io *w, int revents)
 		 * treat it like EAGAIN should it ever. */
 		if (n == 0)
 			break;
+		f->batch++;
 		request_parse(&f->parser, buf, (size_t)n, fifo_request_cb, f);
 		request_flush(&f->parser, fifo_request_cb, f);
 	}
@@ -149,131 +159,164 @@ static void fifo_pop(struct fifo *f)
 
 static void fifo_release(struct fifo *f)
 {
-	if (f->status_fd >= 0) {
-		close(f->status_fd);
-		f->status_fd = -1;
-	}
+	ptimer_stop(&f->retry);
 	ev_timer_stop(f->loop, &f->timeout);
 	f->state = FIFO_IDLE;
 }
 
-static void fifo_drain_inotify(struct fifo *f)
+/* The head's reader has gone (or never came): on to the next answer. */
+static void fifo_done(struct fifo *f)
+{
+	fifo_release(f);
+	fifo_pop(f);
+	fifo_kick(f);
+}
+
+/* A terminating wait is the last call: answers owed to earlier clients that
+ * no reader has taken would otherwise be read in place of the final one. */
+static void fifo_purge_stale(struct fifo *f)
+{
+	struct fifo_request **pp = &f->head, *r;
+
+	if (f->state == FIFO_RETRY)
+		fifo_release(f);
+	if (f->state == FIFO_WAIT_CLOSE && f->head)
+		pp = &f->head->next; /* being read: leave it */
+	while ((r = *pp)) {
+		if (r->batch < f->batch) {
+			*pp = r->next;
+			f->pending--;
+			free(r);
+		} else {
+			pp = &r->next;
+		}
+	}
+	f->tail = NULL;
+	for (r = f->head; r; r = r->next)
+		f->tail = r;
+}
+
+/* Read inotify's queue; with act, a reader's close ends FIFO_WAIT_CLOSE.
+ * Identical events may have been merged: only "at least one" is relied on. */
+static void fifo_read_events(struct fifo *f, int act)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	int closed = 0;
 
 	for (;;) {
 		ssize_t n = read(f->ino_fd, buf, sizeof buf);
-		char *p;
 
 		if (n <= 0) {
 			if (n < 0 && errno == EINTR)
 				continue;
 			break;
 		}
-		for (p = buf; p < buf + n;) {
+		for (char *p = buf; p < buf + n;) {
 			struct inotify_event *ev = (struct inotify_event *)p;
 
-			if (ev->mask & IN_Q_OVERFLOW) {
-				/* Events were lost: assume the reader came and went,
-				 * rather than wait for what will not arrive. */
-				f->reader_opens++;
-				f->reader_closes++;
-			}
-			if (ev->mask & IN_OPEN) {
-				if (f->own_opens > 0)
-					f->own_opens--;
-				else
-					f->reader_opens++;
-			}
-			if (ev->mask & IN_CLOSE_NOWRITE)
-				f->reader_closes++;
+			/* Lost events: assume the reader has gone rather than
+			 * wait for a close that will not be reported. */
+			if (ev->mask & (IN_CLOSE_NOWRITE | IN_Q_OVERFLOW))
+				closed = 1;
 			p += sizeof *ev + ev->len;
 		}
 	}
-}
-
-static void fifo_step(struct fifo *f)
-{
-	if (f->state == FIFO_WAIT_READER && f->reader_opens > 0)
-		fifo_deliver(f);
-	if (f->state == FIFO_WAIT_CLOSE && f->reader_closes > 0) {
-		fifo_release(f);
-		fifo_pop(f);
-		fifo_kick(f);
-	}
+	if (act && closed && f->state == FIFO_WAIT_CLOSE)
+		fifo_done(f);
 }
 
 static void fifo_ino_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
-	struct fifo *f = w->data;
-
-	fifo_drain_inotify(f);
-	fifo_step(f);
+	fifo_read_events(w->data, 1);
 }
 
 static void fifo_timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct fifo *f = w->data;
 
-	if (f->state == FIFO_WAIT_READER)
-		log_warnx("no reader opened the status FIFO within %.0fs; answer dropped",
+	if (f->state == FIFO_WAIT_CLOSE)
+		log_warnx("a client held the status FIFO for over %.0fs; moving on",
 			  FIFO_READER_TIMEOUT);
-	else if (f->state == FIFO_WAIT_CLOSE)
-		log_warnx("a reader held the status FIFO for over %.0fs; moving on",
-			  FIFO_READER_TIMEOUT);
-	fifo_release(f);
-	fifo_pop(f);
-	fifo_kick(f);
+	fifo_done(f);
 }
 
-/* A reader is there: compose the answer now, so its figures are as fresh as
- * the client's open, write it, and close our end so the reader sees EOF. */
-static void fifo_deliver(struct fifo *f)
+/* Try to hand the head's answer to a reader: the one composed in buf if any
+ * (len > 0), else one composed now. Returns 0 if delivered or dropped, -1 if
+ * nobody is there yet. */
+static int fifo_try_deliver(struct fifo *f, char *buf, size_t len)
 {
-	char buf[REPORT_RESPONSE_MAX], junk[4096];
-	size_t len = f->ops->compose(f->ctx, f->head, buf, sizeof buf);
+	struct stat st;
 	ssize_t n;
+	int fd;
 
-	/* Bytes a reader left unread would precede this answer: discard them. */
-	while (read(f->status_fd, junk, sizeof junk) > 0)
-		;
+	fd = openat(f->dirfd, "status", O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENXIO)
+			return -1;
+		log_warn("open status FIFO; answer dropped");
+		fifo_done(f);
+		return 0;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISFIFO(st.st_mode) || st.st_uid != f->euid) {
+		log_warnx("status is not a FIFO of ours; answer dropped");
+		close(fd);
+		fifo_done(f);
+		return 0;
+	}
+	/* Close events so far are from earlier readers. */
+	fifo_read_events(f, 0);
+	if (len == 0)
+		len = f->ops->compose(f->ctx, f->head, buf, REPORT_RESPONSE_MAX);
 	do
-		n = write(f->status_fd, buf, len);
+		n = write(fd, buf, len);
 	while (n < 0 && errno == EINTR);
-	if (n < 0 || (size_t)n != len)
+	if (n != (ssize_t)len)
 		log_warn("write status FIFO");
-	f->reader_closes = 0;
-	close(f->status_fd);
-	f->status_fd = -1;
+	close(fd);
+	ptimer_stop(&f->retry);
 	f->state = FIFO_WAIT_CLOSE;
 	ev_timer_stop(f->loop, &f->timeout);
 	ev_timer_set(&f->timeout, FIFO_READER_TIMEOUT, 0.);
 	ev_timer_start(f->loop, &f->timeout);
+	return 0;
+}
+
+static void fifo_retry_cb(struct ptimer *t)
+{
+	struct fifo *f = t->data;
+	char buf[REPORT_RESPONSE_MAX];
+
+	if (f->state != FIFO_RETRY)
+		return;
+	/* The reader came late: it gets figures from when it came. */
+	if (fifo_try_deliver(f, buf, 0) == 0)
+		return;
+	if (now_us() - f->owed_since_us > (uint64_t)(FIFO_READER_TIMEOUT * 1e6)) {
+		log_warnx("no client opened the status FIFO within %.0fs; answer dropped",
+			  FIFO_READER_TIMEOUT);
+		fifo_done(f);
+		return;
+	}
+	f->retry_ns = f->retry_ns * 2 > FIFO_RETRY_MAX_NS ? FIFO_RETRY_MAX_NS : f->retry_ns * 2;
+	ptimer_arm(&f->retry, f->retry_ns);
 }
 
 void fifo_kick(struct fifo *f)
 {
-	char err[256];
-	int fd;
+	char buf[REPORT_RESPONSE_MAX];
+	size_t len;
 
 	if (f->state != FIFO_IDLE || !f->head || !f->ops->ready(f->ctx, f->head))
 		return;
-	/* Forget events from earlier readers: only opens from now on count. */
-	fifo_drain_inotify(f);
-	f->reader_opens = 0;
-	f->reader_closes = 0;
-	fd = fifo_open_checked(f->dirfd, "status", O_RDWR, err, sizeof err);
-	if (fd < 0) {
-		log_warnx("%s; answer dropped", err);
-		fifo_pop(f);
-		fifo_kick(f);
+	f->state = FIFO_RETRY;
+	f->owed_since_us = now_us();
+	/* Compose before the first open: meanwhile the client, which has just
+	 * written its request, reaches its open of the status FIFO. */
+	len = f->ops->compose(f->ctx, f->head, buf, sizeof buf);
+	if (fifo_try_deliver(f, buf, len) == 0)
 		return;
-	}
-	f->own_opens++;
-	f->status_fd = fd;
-	f->state = FIFO_WAIT_READER;
-	ev_timer_set(&f->timeout, FIFO_READER_TIMEOUT, 0.);
-	ev_timer_start(f->loop, &f->timeout);
+	f->retry_ns = FIFO_RETRY_MIN_NS;
+	ptimer_arm(&f->retry, f->retry_ns);
 }
 
 int fifo_open(struct fifo *f, struct ev_loop *loop, int dirfd, const char *dirpath,
@@ -286,7 +329,9 @@ int fifo_open(struct fifo *f, struct ev_loop *loop, int dirfd, const char *dirpa
 	f->dirfd = dirfd;
 	f->ops = ops;
 	f->ctx = ctx;
-	f->wait_rfd = f->wait_wfd = f->status_fd = f->ino_fd = -1;
+	f->wait_rfd = f->wait_wfd = f->ino_fd = -1;
+	f->retry.fd = -1;
+	f->euid = geteuid();
 	f->accepting = 1;
 	request_parser_init(&f->parser);
 
@@ -312,7 +357,7 @@ int fifo_open(struct fifo *f, struct ev_loop *loop, int dirfd, const char *dirpa
 	xasprintf(&f->status_path, "%s/status", dirpath);
 	f->ino_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (f->ino_fd < 0 ||
-	    inotify_add_watch(f->ino_fd, f->status_path, IN_OPEN | IN_CLOSE_NOWRITE) < 0) {
+	    inotify_add_watch(f->ino_fd, f->status_path, IN_CLOSE_NOWRITE) < 0) {
 		snprintf(err, errlen, "inotify on %s: %s", f->status_path, strerror(errno));
 		goto error;
 	}
@@ -322,6 +367,10 @@ int fifo_open(struct fifo *f, struct ev_loop *loop, int dirfd, const char *dirpa
 	f->ino_io.data = f;
 	ev_timer_init(&f->timeout, fifo_timeout_cb, FIFO_READER_TIMEOUT, 0.);
 	f->timeout.data = f;
+	if (ptimer_init(&f->retry, loop, fifo_retry_cb, f) < 0) {
+		snprintf(err, errlen, "timerfd: %s", strerror(errno));
+		goto error;
+	}
 	return 0;
 error:
 	fifo_close(f);
@@ -341,6 +390,7 @@ void fifo_close(struct fifo *f)
 		ev_io_stop(f->loop, &f->ino_io);
 		ev_timer_stop(f->loop, &f->timeout);
 	}
+	ptimer_close(&f->retry);
 	while (f->head) {
 		struct fifo_request *r = f->head;
 
@@ -349,15 +399,13 @@ void fifo_close(struct fifo *f)
 	}
 	f->tail = NULL;
 	f->pending = 0;
-	if (f->status_fd >= 0)
-		close(f->status_fd);
 	if (f->wait_rfd >= 0)
 		close(f->wait_rfd);
 	if (f->wait_wfd >= 0)
 		close(f->wait_wfd);
 	if (f->ino_fd >= 0)
 		close(f->ino_fd);
-	f->status_fd = f->wait_rfd = f->wait_wfd = f->ino_fd = -1;
+	f->wait_rfd = f->wait_wfd = f->ino_fd = -1;
 	if (f->created_wait)
 		unlinkat(f->dirfd, "wait", 0);
 	if (f->created_status)

@@ -406,7 +406,15 @@ int main(int argc, char **argv)
 		errno = saved;
 		log_fatal(EXIT_SETUP, "cannot start %s", o.argv[0]);
 	}
-	supervise_init(&sv, loop, &o.limits, &child, &fifo, start_us);
+	if (supervise_init(&sv, loop, &o.limits, &child, &fifo, start_us) < 0) {
+		/* Without its timers the limits would not hold: end it now. */
+		log_warn("cannot create timers");
+		kill(child.pid, SIGKILL);
+		waitpid(child.pid, NULL, 0);
+		fifo_close(&fifo);
+		sbdir_close(&dir);
+		return EXIT_SETUP;
+	}
 	fifo_start(&fifo);
 	if (ready_fd >= 0)
 		daemon_ready(ready_fd, dir.path);

@@ -9,6 +9,11 @@
 //  - for every live process, the CPU of children it reaped itself: the larger
 //    of what we saw of them before they vanished and its cutime + cstime.
 // Once the whole tree is reaped, only the first part remains, and it is exact.
+//
+// A sample walks the tree from proctord down through the children files and
+// keeps each process's /proc files open between samples, so that a wait on a
+// single-threaded program costs a handful of preads.
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -21,24 +26,51 @@
 #include "measure.h"
 #include "util.h"
 
+/* Descriptors kept open at most; beyond, files are opened per sample. A fork
+ * bomb must not exhaust proctord's own descriptors. */
+#define MEASURE_MAX_OPEN_FDS 192
+
 void measure_init(struct measure *m, pid_t root)
 {
 	long tck = sysconf(_SC_CLK_TCK);
 	long ps = sysconf(_SC_PAGESIZE);
+	char path[64];
 
 	memset(m, 0, sizeof *m);
 	m->root = root;
 	m->tick_ns = 1000000000u / (uint64_t)(tck > 0 ? tck : 100);
 	m->page_size = (uint64_t)(ps > 0 ? ps : 4096);
-	tree_list_init(&m->scratch);
+	m->procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* proctord has a single thread: its children are all in this file. */
+	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)root, (int)root);
+	m->root_children_fd = open(path, O_RDONLY | O_CLOEXEC);
+}
+
+static void measure_close_proc(struct measure *m, struct measure_proc *p)
+{
+	int *fds[] = {&p->stat_fd, &p->statm_fd, &p->children_fd};
+
+	for (size_t i = 0; i < 3; i++) {
+		if (*fds[i] >= 0) {
+			close(*fds[i]);
+			m->open_fds--;
+		}
+		*fds[i] = -1;
+	}
 }
 
 void measure_free(struct measure *m)
 {
+	for (size_t i = 0; i < m->n; i++)
+		measure_close_proc(m, &m->procs[i]);
 	free(m->procs);
-	tree_list_free(&m->scratch);
+	if (m->procfd >= 0)
+		close(m->procfd);
+	if (m->root_children_fd >= 0)
+		close(m->root_children_fd);
 	m->procs = NULL;
 	m->n = m->cap = 0;
+	m->procfd = m->root_children_fd = -1;
 }
 
 static int measure_cmp_pid(const void *a, const void *b)
@@ -49,11 +81,11 @@ static int measure_cmp_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static struct measure_proc *measure_find(struct measure *m, pid_t pid)
+static struct measure_proc *measure_find(struct measure_proc *procs, size_t n, pid_t pid)
 {
 	struct measure_proc key = {.pid = pid};
 
-	return bsearch(&key, m->procs, m->n, sizeof *m->procs, measure_cmp_pid);
+	return bsearch(&key, procs, n, sizeof *procs, measure_cmp_pid);
 }
 
 static uint64_t measure_ru_ns(const struct rusage *ru)
@@ -64,7 +96,7 @@ static uint64_t measure_ru_ns(const struct rusage *ru)
 
 void measure_reaped(struct measure *m, pid_t pid, const struct rusage *ru)
 {
-	struct measure_proc *p = measure_find(m, pid);
+	struct measure_proc *p = measure_find(m->procs, m->n, pid);
 
 	m->reaped_ns += measure_ru_ns(ru);
 	if (p) {
@@ -72,124 +104,235 @@ void measure_reaped(struct measure *m, pid_t pid, const struct rusage *ru)
 		 * that its vanished children are not credited twice. */
 		size_t i = (size_t)(p - m->procs);
 
+		measure_close_proc(m, p);
 		memmove(p, p + 1, (m->n - i - 1) * sizeof *p);
 		m->n--;
 	}
 }
 
-/* cutime + cstime of a live process, and its resident pages. */
-static void measure_read_proc(struct measure *m, pid_t pid, uint64_t *children_ns,
-			      uint64_t *rss_bytes)
+/* pread a /proc file through a cached descriptor, opening it when needed.
+ * A descriptor of a process that has died reads ESRCH; the pid may have been
+ * reused, so reopen once. */
+static ssize_t measure_read(struct measure *m, int *fd, const char *path, char *buf, size_t len)
 {
-	char path[64], buf[1024], *p;
-	unsigned long long cut = 0, cst = 0, size = 0, resident = 0;
+	ssize_t n;
 
-	*children_ns = 0;
-	*rss_bytes = 0;
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	if (read_small_file(AT_FDCWD, path, buf, sizeof buf) > 0 && (p = strrchr(buf, ')'))) {
-		/* After "comm)": state ppid pgrp session tty tpgid flags minflt
-		 * cminflt majflt cmajflt utime stime cutime cstime */
-		if (sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %llu %llu",
-			   &cut, &cst) == 2)
-			*children_ns = (uint64_t)(cut + cst) * m->tick_ns;
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (*fd < 0) {
+			int nfd = openat(m->procfd, path, O_RDONLY | O_CLOEXEC);
+
+			if (nfd < 0)
+				return -1;
+			if (m->open_fds >= MEASURE_MAX_OPEN_FDS) {
+				n = pread_small(nfd, buf, len);
+				close(nfd);
+				return n;
+			}
+			*fd = nfd;
+			m->open_fds++;
+		}
+		n = pread_small(*fd, buf, len);
+		if (n >= 0)
+			return n;
+		close(*fd);
+		*fd = -1;
+		m->open_fds--;
 	}
-	snprintf(path, sizeof path, "/proc/%d/statm", (int)pid);
-	if (read_small_file(AT_FDCWD, path, buf, sizeof buf) > 0 &&
-	    sscanf(buf, "%llu %llu", &size, &resident) == 2)
-		*rss_bytes = (uint64_t)resident * m->page_size;
+	return -1;
 }
 
-static int measure_own_ns(pid_t pid, uint64_t *ns)
-{
-	struct timespec ts;
-	clockid_t clk;
+struct measure_walk {
+	struct measure_proc *v;
+	size_t n, cap;
+};
 
-	if (clock_getcpuclockid(pid, &clk) != 0 || clock_gettime(clk, &ts) != 0)
-		return -1;
-	*ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-	return 0;
+static void measure_push(struct measure_walk *w, pid_t pid, pid_t ppid)
+{
+	if (w->n == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 16;
+		w->v = xreallocarray(w->v, w->cap, sizeof *w->v);
+	}
+	memset(&w->v[w->n], 0, sizeof w->v[w->n]);
+	w->v[w->n].pid = pid;
+	w->v[w->n].ppid = ppid;
+	w->v[w->n].stat_fd = w->v[w->n].statm_fd = w->v[w->n].children_fd = -1;
+	w->n++;
+}
+
+static void measure_push_children(struct measure_walk *w, pid_t parent, const char *buf)
+{
+	const char *p = buf;
+
+	while (*p) {
+		char *end;
+		long v = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (v > 0)
+			measure_push(w, (pid_t)v, parent);
+		p = end;
+	}
+}
+
+/* Children of every thread but the main one: forked by a thread, a child is
+ * listed in that thread's file only. */
+static void measure_thread_children(struct measure *m, struct measure_walk *w, pid_t pid)
+{
+	char path[300], buf[8192];
+	struct dirent *de;
+	DIR *d;
+	int dfd;
+
+	snprintf(path, sizeof path, "%d/task", (int)pid);
+	dfd = openat(m->procfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return;
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9' || atol(de->d_name) == pid)
+			continue;
+		snprintf(path, sizeof path, "%s/children", de->d_name);
+		if (read_small_file(dfd, path, buf, sizeof buf) > 0)
+			measure_push_children(w, pid, buf);
+	}
+	closedir(d);
+}
+
+/* The kernel's id of a process's CPU clock (all its threads), as
+ * clock_getcpuclockid() makes it, without its extra system call. */
+static clockid_t measure_cpuclock(pid_t pid)
+{
+	return (clockid_t)((~(unsigned)pid << 3) | 2u);
+}
+
+/* Read one live process: its CPU, its reaped children's CPU, its resident
+ * memory, and its children (pushed onto the walk). */
+static void measure_visit(struct measure *m, struct measure_walk *w, struct measure_proc *p,
+			  uint64_t *rss_out)
+{
+	char path[64], buf[8192], *q;
+	unsigned long long cut, cst, resident;
+	long threads = 1;
+	struct timespec ts;
+
+	*rss_out = 0;
+	if (clock_gettime(measure_cpuclock(p->pid), &ts) == 0) {
+		uint64_t own = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+
+		if (own > p->own_ns)
+			p->own_ns = own;
+	}
+	snprintf(path, sizeof path, "%d/stat", (int)p->pid);
+	if (measure_read(m, &p->stat_fd, path, buf, sizeof buf) > 0 && (q = strrchr(buf, ')'))) {
+		/* After "comm)", which may hold anything: state ppid pgrp session
+		 * tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime
+		 * cstime priority nice num_threads */
+		if (sscanf(q + 1,
+			   " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %llu %llu %*d %*d %ld",
+			   &cut, &cst, &threads) == 3) {
+			uint64_t ch = (uint64_t)(cut + cst) * m->tick_ns;
+
+			if (ch > p->hidden_ns)
+				p->hidden_ns = ch;
+		}
+	}
+	snprintf(path, sizeof path, "%d/statm", (int)p->pid);
+	if (measure_read(m, &p->statm_fd, path, buf, sizeof buf) > 0 &&
+	    sscanf(buf, "%*u %llu", &resident) == 1)
+		*rss_out = (uint64_t)resident * m->page_size;
+	snprintf(path, sizeof path, "%d/task/%d/children", (int)p->pid, (int)p->pid);
+	if (measure_read(m, &p->children_fd, path, buf, sizeof buf) > 0)
+		measure_push_children(w, p->pid, buf);
+	if (threads > 1)
+		measure_thread_children(m, w, p->pid);
 }
 
 void measure_sample(struct measure *m, uint64_t *cpu_us, uint64_t *rss_bytes)
 {
-	struct measure_proc *next;
-	size_t nn = 0;
+	struct measure_walk w = {0};
+	char buf[8192];
 	uint64_t live_ns = 0, rss = 0, total_us;
+	size_t nn;
 
-	tree_collect(m->root, &m->scratch);
-	next = xcalloc(m->scratch.n + 1, sizeof *next);
-	for (size_t i = 0; i < m->scratch.n; i++) {
-		next[nn].pid = m->scratch.nodes[i].pid;
-		next[nn].ppid = m->scratch.nodes[i].ppid;
-		nn++;
-	}
-	qsort(next, nn, sizeof *next, measure_cmp_pid);
-	/* Drop duplicates (a process re-parented during the walk). */
-	if (nn > 1) {
-		size_t w = 1;
+	if (m->root_children_fd >= 0 && pread_small(m->root_children_fd, buf, sizeof buf) > 0)
+		measure_push_children(&w, m->root, buf);
 
-		for (size_t i = 1; i < nn; i++)
-			if (next[i].pid != next[w - 1].pid)
-				next[w++] = next[i];
-		nn = w;
-	}
-
-	/* Carry the history of processes that are still there. */
 	for (size_t i = 0; i < m->n; i++)
 		m->procs[i].seen = 0;
-	for (size_t i = 0; i < nn; i++) {
-		struct measure_proc *old = measure_find(m, next[i].pid);
+	/* Walk: w grows while it is visited; each process brings its history
+	 * (CPU seen, cached descriptors) from the previous sample. */
+	for (size_t k = 0; k < w.n; k++) {
+		struct measure_proc *old = measure_find(m->procs, m->n, w.v[k].pid);
+		uint64_t bytes;
 
+		if (w.v[k].pid <= 0)
+			continue;
 		if (old) {
-			next[i].own_ns = old->own_ns;
-			next[i].hidden_ns = old->hidden_ns;
+			if (old->seen) {
+				/* Listed twice: re-parented mid-walk. */
+				w.v[k].pid = -1;
+				continue;
+			}
+			pid_t ppid = w.v[k].ppid;
+
+			w.v[k] = *old;
+			w.v[k].ppid = ppid;
 			old->seen = 1;
+			old->stat_fd = old->statm_fd = old->children_fd = -1;
 		}
+		measure_visit(m, &w, &w.v[k], &bytes);
+		w.v[k].rss = bytes;
 	}
 
 	/* A process that vanished without proctord reaping it was reaped by its
 	 * parent in the tree: credit what we saw of it to the nearest ancestor
 	 * still alive. If that chain ends in a process proctord reaped (no
 	 * record left), its rusage already holds it. */
+	qsort(w.v, w.n, sizeof *w.v, measure_cmp_pid);
+	nn = 0;
+	for (size_t i = 0; i < w.n; i++) {
+		if (w.v[i].pid <= 0)
+			continue;
+		if (nn > 0 && w.v[i].pid == w.v[nn - 1].pid) {
+			measure_close_proc(m, &w.v[i]);
+			continue;
+		}
+		w.v[nn++] = w.v[i];
+	}
 	for (size_t i = 0; i < m->n; i++) {
 		struct measure_proc *gone = &m->procs[i], *anc;
-		struct measure_proc key;
 		pid_t up = gone->ppid;
 		size_t hops = 0;
 
 		if (gone->seen)
 			continue;
+		measure_close_proc(m, gone);
 		for (;;) {
-			anc = measure_find(m, up);
+			anc = measure_find(m->procs, m->n, up);
 			if (!anc || anc->seen || ++hops > m->n)
 				break;
 			up = anc->ppid;
 		}
 		if (!anc || !anc->seen)
 			continue;
-		key.pid = anc->pid;
-		anc = bsearch(&key, next, nn, sizeof *next, measure_cmp_pid);
+		anc = measure_find(w.v, nn, anc->pid);
 		if (anc)
 			anc->hidden_ns += gone->own_ns + gone->hidden_ns;
 	}
-
 	for (size_t i = 0; i < nn; i++) {
-		uint64_t own, children_ns, bytes;
-
-		if (measure_own_ns(next[i].pid, &own) == 0 && own > next[i].own_ns)
-			next[i].own_ns = own;
-		measure_read_proc(m, next[i].pid, &children_ns, &bytes);
-		if (children_ns > next[i].hidden_ns)
-			next[i].hidden_ns = children_ns;
-		live_ns += next[i].own_ns + next[i].hidden_ns;
-		rss += bytes;
+		live_ns += w.v[i].own_ns + w.v[i].hidden_ns;
+		rss += w.v[i].rss;
 	}
 
 	free(m->procs);
-	m->procs = next;
+	m->procs = w.v;
 	m->n = nn;
-	m->cap = m->scratch.n + 1;
+	m->cap = w.cap;
 
 	total_us = (m->reaped_ns + live_ns) / 1000u;
 	if (total_us < m->last_cpu_us)

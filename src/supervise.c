@@ -16,8 +16,9 @@
 
 /* Re-scan for leftovers this often while killing the tree. */
 #define SWEEP_INTERVAL 0.001
-/* The CPU deadline timer never fires more often than this. */
-#define CPU_MIN_INTERVAL 0.0005
+/* The CPU deadline timer never fires more often than this (ns): with n CPUs
+ * the tree may overshoot by at most n times this, plus the kill itself. */
+#define CPU_MIN_INTERVAL_NS 100000u
 
 static void supervise_check_exec(struct supervisor *s)
 {
@@ -41,9 +42,9 @@ static void supervise_stop_timers(struct supervisor *s)
 {
 	/* A timer left armed after the program ended would turn into a false
 	 * verdict (DOMjudge). */
-	ev_timer_stop(s->loop, &s->wall_timer);
-	ev_timer_stop(s->loop, &s->cpu_timer);
-	ev_timer_stop(s->loop, &s->grace_timer);
+	ptimer_stop(&s->wall_timer);
+	ptimer_stop(&s->cpu_timer);
+	ptimer_stop(&s->grace_timer);
 }
 
 static void supervise_end(struct supervisor *s)
@@ -152,24 +153,23 @@ static void supervise_err_cb(struct ev_loop *loop, ev_io *w, int revents)
 	supervise_check_exec(w->data);
 }
 
-static void supervise_wall_cb(struct ev_loop *loop, ev_timer *w, int revents)
+static void supervise_wall_cb(struct ptimer *t)
 {
-	supervise_kill(w->data, KILL_WALL_TIME);
+	supervise_kill(t->data, KILL_WALL_TIME);
 }
 
-static void supervise_grace_cb(struct ev_loop *loop, ev_timer *w, int revents)
+static void supervise_grace_cb(struct ptimer *t)
 {
-	supervise_kill(w->data, KILL_TERMINATE);
+	supervise_kill(t->data, KILL_TERMINATE);
 }
 
 /* The CPU deadline: the tree cannot burn its remaining budget faster than on
  * every CPU it may use, so nothing can be exceeded before remaining / ncpus
  * of wall time. Sleepers cost one wake-up per such interval, not a poll. */
-static void supervise_cpu_cb(struct ev_loop *loop, ev_timer *w, int revents)
+static void supervise_cpu_cb(struct ptimer *t)
 {
-	struct supervisor *s = w->data;
-	uint64_t cpu, rss, left;
-	double next;
+	struct supervisor *s = t->data;
+	uint64_t cpu, rss, left, next_ns;
 
 	supervise_reap(s);
 	if (s->state >= SV_KILLING)
@@ -180,11 +180,10 @@ static void supervise_cpu_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		return;
 	}
 	left = s->limits.cpu_time_us - cpu;
-	next = (double)left / 1e6 / s->ncpus;
-	if (next < CPU_MIN_INTERVAL)
-		next = CPU_MIN_INTERVAL;
-	ev_timer_set(w, next, 0.);
-	ev_timer_start(loop, w);
+	next_ns = left * 1000u / s->ncpus;
+	if (next_ns < CPU_MIN_INTERVAL_NS)
+		next_ns = CPU_MIN_INTERVAL_NS;
+	ptimer_arm(t, next_ns);
 }
 
 static void supervise_begin_grace(struct supervisor *s)
@@ -194,8 +193,7 @@ static void supervise_begin_grace(struct supervisor *s)
 	s->state = SV_GRACE;
 	/* No signal now: a program that ends by itself within the grace period
 	 * has terminated normally, and a SIGTERM would make that impossible. */
-	ev_timer_set(&s->grace_timer, (double)s->limits.grace_us / 1e6, 0.);
-	ev_timer_start(s->loop, &s->grace_timer);
+	ptimer_arm(&s->grace_timer, s->limits.grace_us * 1000u);
 }
 
 static void supervise_signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
@@ -300,8 +298,8 @@ static unsigned supervise_ncpus(void)
 	return 1;
 }
 
-void supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limits *l,
-		    const struct spawn_child *child, struct fifo *fifo, uint64_t start_us)
+int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limits *l,
+		   const struct spawn_child *child, struct fifo *fifo, uint64_t start_us)
 {
 	memset(s, 0, sizeof *s);
 	s->loop = loop;
@@ -318,13 +316,13 @@ void supervise_init(struct supervisor *s, struct ev_loop *loop, const struct lim
 	ev_signal_init(&s->sigint, supervise_signal_cb, SIGINT);
 	ev_signal_init(&s->sighup, supervise_signal_cb, SIGHUP);
 	ev_io_init(&s->err_io, supervise_err_cb, child->errfd, EV_READ);
-	ev_timer_init(&s->wall_timer, supervise_wall_cb, 0., 0.);
-	ev_timer_init(&s->cpu_timer, supervise_cpu_cb, 0., 0.);
-	ev_timer_init(&s->grace_timer, supervise_grace_cb, 0., 0.);
+	if (ptimer_init(&s->wall_timer, loop, supervise_wall_cb, s) < 0 ||
+	    ptimer_init(&s->cpu_timer, loop, supervise_cpu_cb, s) < 0 ||
+	    ptimer_init(&s->grace_timer, loop, supervise_grace_cb, s) < 0)
+		return -1;
 	ev_timer_init(&s->sweep_timer, supervise_sweep_cb, SWEEP_INTERVAL, SWEEP_INTERVAL);
 	s->sigchld.data = s->sigterm.data = s->sigint.data = s->sighup.data = s;
-	s->err_io.data = s->wall_timer.data = s->cpu_timer.data = s;
-	s->grace_timer.data = s->sweep_timer.data = s;
+	s->err_io.data = s->sweep_timer.data = s;
 
 	ev_signal_start(loop, &s->sigchld);
 	ev_signal_start(loop, &s->sigterm);
@@ -334,17 +332,15 @@ void supervise_init(struct supervisor *s, struct ev_loop *loop, const struct lim
 	if (l->wall_time_us != UNITS_UNLIMITED) {
 		/* Measured from the start, not from when the loop first runs. */
 		uint64_t spent = now_us() - start_us;
-		double after = spent >= l->wall_time_us ? 0. : (double)(l->wall_time_us - spent) / 1e6;
 
-		ev_timer_set(&s->wall_timer, after, 0.);
-		ev_timer_start(loop, &s->wall_timer);
+		ptimer_arm(&s->wall_timer,
+			   spent >= l->wall_time_us ? 0 : (l->wall_time_us - spent) * 1000u);
 	}
-	if (l->cpu_time_us != UNITS_UNLIMITED) {
-		ev_timer_set(&s->cpu_timer, (double)l->cpu_time_us / 1e6 / s->ncpus, 0.);
-		ev_timer_start(loop, &s->cpu_timer);
-	}
+	if (l->cpu_time_us != UNITS_UNLIMITED)
+		ptimer_arm(&s->cpu_timer, l->cpu_time_us * 1000u / s->ncpus);
 	/* A child that died before the watchers existed. */
 	supervise_reap(s);
+	return 0;
 }
 
 void supervise_finish(struct supervisor *s)
@@ -354,7 +350,9 @@ void supervise_finish(struct supervisor *s)
 	ev_signal_stop(s->loop, &s->sigint);
 	ev_signal_stop(s->loop, &s->sighup);
 	ev_io_stop(s->loop, &s->err_io);
-	supervise_stop_timers(s);
+	ptimer_close(&s->wall_timer);
+	ptimer_close(&s->cpu_timer);
+	ptimer_close(&s->grace_timer);
 	ev_timer_stop(s->loop, &s->sweep_timer);
 	if (s->child.errfd >= 0)
 		close(s->child.errfd);
