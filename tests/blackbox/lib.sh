@@ -1,0 +1,290 @@
+# SPDX-License-Identifier: ISC
+# Tiny TAP helper and proctord plumbing shared by the black-box tests (source it from bash).
+#
+# Environment: PROCTORD (the daemon) and PROGS (directory of tests/progs helpers),
+# set by meson or by hand:
+#   PROCTORD=build/src/proctord PROGS=build/tests/progs bash tests/blackbox/shell.sh
+
+set -u
+export LC_ALL=C    # EPOCHREALTIME and numbers must use a '.' whatever the caller's locale
+
+if [ -z "${PROCTORD:-}" ] || [ -z "${PROGS:-}" ]; then
+	echo "Bail out! set PROCTORD and PROGS (e.g. PROCTORD=build/src/proctord PROGS=build/tests/progs)"
+	exit 1
+fi
+if [ ! -x "$PROCTORD" ]; then
+	echo "Bail out! $PROCTORD is not an executable (build proctord first)"
+	exit 1
+fi
+PROCTORD=$(realpath "$PROCTORD")
+PROGS=$(realpath "$PROGS")
+
+# Limit for anything that should be instant. A hang must fail a test, not block
+# the suite, but a loaded 2-core machine can stall a few seconds.
+T_OP=${T_OP:-10}
+
+T=$(mktemp -d /tmp/proctor-bb.XXXXXX)
+# Every process this script starts (proctord, the sandboxed programs, their
+# descendants) inherits this tag, so clean-up finds exactly ours and nothing else.
+export PROCTOR_BB_TAG="$T"
+# Default sandbox directories (no --dir) land here, not in the user's runtime dir.
+mkdir -m 0700 "$T/xdg"
+export XDG_RUNTIME_DIR="$T/xdg"
+
+# --- TAP -------------------------------------------------------------------
+
+tap_n=0
+tap_failed=0
+
+plan() { echo "1..$1"; tap_planned=$1; }
+
+# done_testing: the plan at the end (TAP allows it), so a script that dies half
+# way through is reported as a failure by the missing plan.
+done_testing() {
+	[ -n "${tap_planned:-}" ] || echo "1..$tap_n"
+	# Run by hand, the exit status says it all. Under meson (which sets
+	# BLACKBOX_TAP) the "not ok" lines do: a non-zero exit would turn a plain
+	# FAIL into an ERROR there.
+	[ "$tap_failed" -eq 0 ] || [ -n "${BLACKBOX_TAP:-}" ]
+}
+
+ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1"; }
+
+not_ok() { tap_n=$((tap_n + 1)); tap_failed=$((tap_failed + 1)); echo "not ok $tap_n - $1"; }
+
+# skip DESCRIPTION REASON
+skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1 # SKIP $2"; }
+
+diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
+
+# The check_* helpers print one TAP line and return non-zero on failure, so a
+# caller can add "|| ans_diag".
+
+# check DESCRIPTION COMMAND...: ok when COMMAND succeeds.
+check() {
+	local desc=$1
+	shift
+	if "$@"; then ok "$desc"; return 0; fi
+	not_ok "$desc"
+	diag "failed: $*"
+	return 1
+}
+
+# check_eq DESCRIPTION EXPECTED GOT
+check_eq() {
+	if [ "$2" = "$3" ]; then ok "$1"; return 0; fi
+	not_ok "$1"
+	diag "expected: $2" "got:      $3"
+	return 1
+}
+
+# check_re DESCRIPTION ERE GOT
+check_re() {
+	if [[ $3 =~ $2 ]]; then ok "$1"; return 0; fi
+	not_ok "$1"
+	diag "expected to match: $(printf '%q' "$2")" "got: $(printf '%q' "$3")"
+	return 1
+}
+
+# check_range DESCRIPTION LOW HIGH GOT (integers, inclusive)
+check_range() {
+	if [[ $4 =~ ^-?[0-9]+$ ]] && [ "$4" -ge "$2" ] && [ "$4" -le "$3" ]; then
+		ok "$1"
+		return 0
+	fi
+	not_ok "$1"
+	diag "expected: $2 <= x <= $3" "got: $4"
+	return 1
+}
+
+# --- time --------------------------------------------------------------------
+
+# Wall clock in µs without forking (bash 5).
+now_us() { echo "${EPOCHREALTIME/./}"; }
+
+# wait_for TIMEOUT_S COMMAND...: poll COMMAND every 10 ms until it succeeds.
+wait_for() {
+	local deadline=$(($(now_us) + $1 * 1000000))
+	shift
+	until "$@"; do
+		[ "$(now_us)" -lt "$deadline" ] || return 1
+		sleep 0.01
+	done
+}
+
+# --- answers -----------------------------------------------------------------
+
+# The closed set of status heads (spec), with an optional ": text".
+HEAD_RE='^(running|exited [0-9]+|signaled SIG[A-Z0-9]+|killed (cpu-time|wall-time|memory|output|file-size|terminate)|failed (exec|stdin|stdout|stderr|chdir|limits|setup)|invalid)(: .*)?$'
+ANSWER_RE=$'^([0-9]+)\n([0-9]+)\n([^\n]*)\n$'
+
+# ans_parse FILE: set ANS_RAW, ANS_OK (1 if exactly three well-formed lines
+# ending in \n with a known head), ANS_CPU, ANS_MEM, ANS_STATUS, ANS_HEAD.
+ans_parse() {
+	ANS_RAW=$(cat "$1"; echo x)    # the x keeps trailing newlines
+	ANS_RAW=${ANS_RAW%x}
+	ANS_OK=0 ANS_CPU='' ANS_MEM='' ANS_STATUS='' ANS_HEAD=''
+	if [[ $ANS_RAW =~ $ANSWER_RE ]]; then
+		ANS_CPU=${BASH_REMATCH[1]}
+		ANS_MEM=${BASH_REMATCH[2]}
+		ANS_STATUS=${BASH_REMATCH[3]}
+		ANS_HEAD=${ANS_STATUS%%:*}
+		[[ $ANS_STATUS =~ $HEAD_RE ]] && ANS_OK=1
+	fi
+	return 0
+}
+
+# ans_diag: show the last answer when an assertion on it failed.
+ans_diag() { diag "answer: $(printf '%q' "$ANS_RAW")"; }
+
+# pd_wait REQUEST DIR: exactly the shell flow of the protocol,
+#   echo REQUEST > DIR/wait; cat DIR/status
+# under a timeout; parses the answer (ans_parse). Returns timeout's status.
+pd_wait() {
+	# -p first: once proctord is gone, "> wait" would create a regular file.
+	timeout "$T_OP" bash -c '[ -p "$2/wait" ] && echo "$1" > "$2/wait" && cat "$2/status"' _ "$1" "$2" \
+		>"$T/answer" 2>"$T/answer.err"
+	WAIT_RC=$?
+	ans_parse "$T/answer"
+	[ "$WAIT_RC" -eq 0 ] || diag "wait $1 on $2 failed (rc $WAIT_RC): $(cat "$T/answer.err")"
+	return "$WAIT_RC"
+}
+wait1() { pd_wait 1 "$1"; }
+wait0() { pd_wait 0 "$1"; }
+
+# read_status DIR: only the reading half (for pipelined or orphaned requests).
+read_status() {
+	timeout "$T_OP" cat "$1/status" >"$T/answer" 2>"$T/answer.err"
+	WAIT_RC=$?
+	ans_parse "$T/answer"
+	return "$WAIT_RC"
+}
+
+# pd_poll DIR [INTERVAL_MS] [MAX_WAITS]: wait (with the C client) until the head
+# is not "running". Sets ANS_* from that answer, POLL_AT (µs, wall clock, when it
+# arrived) and POLL_LAST_RUNNING (µs, the last "running" answer, 0 if none).
+pd_poll() {
+	local out
+	timeout "$T_OP" "$PROGS/waitloop" -t -p "${2:-5}" "$1" "${3:-2000}" >"$T/poll" 2>"$T/poll.err"
+	WAIT_RC=$?
+	head -n 3 "$T/poll" >"$T/answer"
+	ans_parse "$T/answer"
+	POLL_AT=$(sed -n 's/^realtime_us //p' "$T/poll")
+	POLL_LAST_RUNNING=$(sed -n 's/^last_running_us //p' "$T/poll")
+	[ "$WAIT_RC" -eq 0 ] || diag "poll on $1 failed (rc $WAIT_RC): $(cat "$T/poll.err")"
+	return "$WAIT_RC"
+}
+
+# resync DIR: get back in step after orphaned requests. An invalid request is
+# answered with head "invalid", so reading until that answer (at most 12 reads)
+# drains answers that were meant for clients that never read them; each of
+# those must still be well-formed.
+resync() {
+	local i
+	pd_wait x "$1" || return 1
+	for i in $(seq 11); do
+		[ "$ANS_HEAD" = invalid ] && return 0
+		[ "$ANS_OK" = 1 ] || { ans_diag; return 1; }
+		read_status "$1" || return 1
+	done
+	[ "$ANS_HEAD" = invalid ]
+}
+
+# --- proctord ----------------------------------------------------------------
+
+pd_seq=0
+
+# pd_start ARGS...: proctord --daemonize ARGS. Sets PD_RC, PD_DIR (its stdout's
+# first line) and PD_ERR (file with its stderr). stdout goes to a file, not a
+# pipe: a daemon that kept the pipe open would hang a command substitution.
+pd_start() {
+	pd_seq=$((pd_seq + 1))
+	PD_ERR="$T/pd.$pd_seq.err"
+	timeout "$T_OP" "$PROCTORD" --daemonize "$@" >"$T/pd.$pd_seq.out" 2>"$PD_ERR" </dev/null
+	PD_RC=$?
+	PD_DIR=$(head -n 1 "$T/pd.$pd_seq.out")
+	if [ "$PD_RC" -ne 0 ]; then
+		diag "proctord --daemonize $* exited $PD_RC: $(cat "$PD_ERR")"
+	fi
+	return "$PD_RC"
+}
+
+# pd_start_fg ARGS...: proctord in the foreground, as a background job of this
+# shell so its exit code can be waited for. Sets PD_PID and PD_ERR.
+pd_start_fg() {
+	pd_seq=$((pd_seq + 1))
+	PD_ERR="$T/pd.$pd_seq.err"
+	"$PROCTORD" "$@" >"$T/pd.$pd_seq.out" 2>"$PD_ERR" </dev/null &
+	PD_PID=$!
+}
+
+# pd_reap PID [TIMEOUT_S]: wait for a background proctord, set PD_EXIT (or
+# "timeout" when it did not exit in time).
+pd_reap() {
+	if wait_for "${2:-$T_OP}" pid_gone "$1"; then
+		wait "$1"
+		PD_EXIT=$?
+	else
+		PD_EXIT=timeout
+	fi
+}
+
+pid_gone() { ! kill -0 "$1" 2>/dev/null; }
+is_fifo() { [ -p "$1" ]; }
+gone() { [ ! -e "$1" ] && [ ! -L "$1" ]; }
+
+# pd_pid DIR: pid of the proctord that serves DIR (found by its --dir argument).
+pd_pid() {
+	local p exe
+	for p in /proc/[0-9]*; do
+		exe=$(readlink "$p/exe" 2>/dev/null) || continue
+		[ "$exe" = "$PROCTORD" ] || continue
+		if tr '\0' '\n' <"$p/cmdline" 2>/dev/null | grep -qxF -e "$1" -e "--dir=$1"; then
+			echo "${p#/proc/}"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# --- proving a tree is dead ----------------------------------------------------
+
+# The tree helper's processes each hold LOCK_SH on the file; only their deaths
+# release it, so an exclusive lock proves that none of them is left.
+lock_held() { ! flock -x -n "$1" true; }
+lock_free() { timeout "$T_OP" flock -x -w 2 "$1" true; }
+
+# --- clean-up ---------------------------------------------------------------
+
+tagged_pids() {
+	local p v
+	# Builtins only: a forked helper would carry the tag and list itself.
+	for p in /proc/[0-9]*; do
+		p=${p#/proc/}
+		[ "$p" = "$$" ] || [ "$p" = "$BASHPID" ] && continue
+		while IFS= read -r -d '' v; do
+			if [ "$v" = "PROCTOR_BB_TAG=$T" ]; then
+				echo "$p"
+				break
+			fi
+		done 2>/dev/null <"/proc/$p/environ"
+	done
+}
+
+# Kill whatever this script left behind (a failed test must not leave daemons
+# or sleepers around): SIGTERM first so proctord can remove its directories.
+bb_cleanup() {
+	local pids sig p
+	for sig in TERM KILL; do
+		pids=$(tagged_pids)
+		[ -n "$pids" ] || break
+		for p in $pids; do
+			diag "clean-up: SIG$sig to stray process $p: $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"
+		done
+		kill -s "$sig" $pids 2>/dev/null
+		sleep 0.3
+	done
+	rm -rf "$T"
+}
+trap bb_cleanup EXIT
+trap 'exit 130' INT TERM

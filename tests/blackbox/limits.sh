@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Limits: wall time, CPU time (one and several threads), file size and open files.
+# The helpers need bash; "sh file.sh" must work too.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/lib.sh"
+
+# --wall-time: the kill lands at the limit. The time is counted from before
+# proctord starts, so it includes start-up; 100 ms covers that and the 5 ms polling.
+sb="$T/wall"
+t0=$(now_us)
+pd_start --dir "$sb" --wall-time 300ms -- sleep 10
+pd_poll "$sb" 5
+diag "wall-time kill seen $((${POLL_AT:-0} - t0)) µs after start"
+check_eq "--wall-time 300ms on sleep 10 is killed wall-time" "killed wall-time" "$ANS_HEAD" || ans_diag
+check_range "...at about 0.3 s (0.30..0.40 s after start)" 300000 400000 "$((${POLL_AT:-0} - t0))"
+check_eq "...and memory is 0 afterwards" 0 "$ANS_MEM"
+wait0 "$sb"
+
+# --cpu-time: a deadline timer, so the overshoot is a few ms at most.
+sb="$T/cpu"
+pd_start --dir "$sb" --cpu-time 500ms -- "$PROGS/spin"
+pd_poll "$sb" 10
+check_eq "--cpu-time 500ms on a spinner is killed cpu-time" "killed cpu-time" "$ANS_HEAD" || ans_diag
+check_range "...with reported CPU between the limit and limit + 5 ms" 500000 505000 "${ANS_CPU:-x}"
+wait0 "$sb"
+
+# Four spinning threads use min(4, CPUs) CPUs, so 2 s of CPU is spent in about
+# 2 s / p of wall time: the deadline must follow the tree's CPU, not the wall
+# clock. The issue's 0.4..0.9 s is for p = 4 on an idle machine. On a shared
+# one p is what the sandbox really gets (its cgroup competes with everything
+# else), so measure it from a wait 0.3 s into the run, and allow 25% + 0.2 s
+# for the load to change.
+pmax=$(nproc)
+[ "$pmax" -gt 4 ] && pmax=4
+sb="$T/cpu4"
+t0=$(now_us)
+pd_start --dir "$sb" --cpu-time 2s -- "$PROGS/spin" 4
+sleep 0.3
+wait1 "$sb"
+t1=$(now_us)
+p=$(awk -v c="${ANS_CPU:-0}" -v w="$((t1 - t0))" -v pmax="$pmax" \
+	'BEGIN { p = c / w; if (p > pmax) p = pmax; if (p < 0.25) p = 0.25; printf "%.2f", p }')
+pd_poll "$sb" 10
+wall=$((${POLL_AT:-0} - t0))
+lo=$(awk -v p="$pmax" 'BEGIN { printf "%d", 2000000 / p * 0.9 }')
+hi=$(awk -v p="$p" 'BEGIN { printf "%d", 2000000 / p * 1.25 + 200000 }')
+diag "4 threads got $p CPUs; killed after $wall µs of wall time with ${ANS_CPU:-?} µs of CPU"
+check_eq "--cpu-time 2s on 4 spinning threads is killed cpu-time" "killed cpu-time" "$ANS_HEAD" || ans_diag
+check_range "...after about 2 s / $p of wall time" "$lo" "$hi" "$wall"
+# Each ms of kill latency costs p ms of CPU here.
+check_range "...with reported CPU between the limit and limit + $pmax x 5 ms" 2000000 $((2000000 + pmax * 5000)) "${ANS_CPU:-x}"
+wait0 "$sb"
+
+# --fsize: the kernel's SIGXFSZ is reported as the limit, not as a signal.
+sb="$T/fsize"
+pd_start --dir "$sb" --fsize 1MiB -- "$PROGS/fsize" "$T/big" 4
+pd_poll "$sb"
+check_eq "--fsize 1MiB on a 4 MiB writer is killed file-size" "killed file-size" "$ANS_HEAD" || ans_diag
+check_eq "...and the file stopped at 1 MiB" 1048576 "$(stat -c %s "$T/big" 2>/dev/null)"
+wait0 "$sb"
+
+# --nofile: soft = hard, so the program cannot raise it. Root could anyway
+# (CAP_SYS_RESOURCE) and proctord does not change users, so as root run
+# proctord without that capability, as a judge running as a user would.
+wrap=()
+can_drop=1
+if [ "$(id -u)" -eq 0 ]; then
+	wrap=(setpriv --bounding-set -sys_resource --inh-caps -sys_resource)
+	if ! "${wrap[@]}" true 2>/dev/null; then
+		wrap=()
+		can_drop=0
+	fi
+fi
+sb="$T/nofile"
+pd_seq=$((pd_seq + 1))
+timeout "$T_OP" "${wrap[@]}" "$PROCTORD" --daemonize --dir "$sb" --nofile 16 -- "$PROGS/nofile" "$T/nofile.out" \
+	>"$T/pd.$pd_seq.out" 2>"$T/pd.$pd_seq.err" </dev/null || diag "proctord failed: $(cat "$T/pd.$pd_seq.err")"
+pd_poll "$sb"
+check_eq "--nofile 16: the program runs to its end" "exited 0" "$ANS_STATUS" || ans_diag
+out=$(cat "$T/nofile.out" 2>/dev/null)
+check_re "--nofile 16: the program sees soft = hard = 16" '^soft 16 hard 16 ' "$out"
+check_re "--nofile 16: it opens 13 files beyond 0, 1, 2 and then gets EMFILE" ' opened 13 error EMFILE ' "$out"
+if [ "$can_drop" = 1 ]; then
+	check_re "--nofile 16: it cannot raise the limit" ' raise (EPERM|EINVAL)$' "$out"
+else
+	skip "--nofile 16: it cannot raise the limit" "root, and setpriv cannot drop CAP_SYS_RESOURCE"
+fi
+wait0 "$sb"
+
+done_testing

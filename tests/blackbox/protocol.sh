@@ -1,0 +1,119 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Protocol abuse and load: garbage, pipelining, clients that never read, 1,000 waits, 8 concurrent clients.
+# The helpers need bash; "sh file.sh" must work too.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/lib.sh"
+
+sb="$T/sb"
+pd_start --dir "$sb" -- sleep 100
+pid=$(pd_pid "$sb")
+
+# Garbage is answered (so the client does not hang) and the program left alone.
+timeout "$T_OP" bash -c 'printf "hello\n" > "$1/wait"; cat "$1/status"' _ "$sb" >"$T/answer"
+ans_parse "$T/answer"
+check_eq "garbage on the wait FIFO gets a well-formed answer" 1 "$ANS_OK" || ans_diag
+check_eq "...whose head is invalid" invalid "$ANS_HEAD"
+wait1 "$sb"
+check_eq "...and the program keeps running" running "$ANS_STATUS" || ans_diag
+
+# Pipelined requests: one answer each, in order, and no extra one.
+# pipelined DESCRIPTION WRITE COUNT
+pipelined() {
+	local desc=$1
+	shift
+	local i good=0 prev=0
+	timeout "$T_OP" bash -c 'printf "$2" > "$1/wait"' _ "$sb" "$1"
+	for i in $(seq "$2"); do
+		read_status "$sb"
+		if [ "$ANS_OK" = 1 ] && [ "$ANS_STATUS" = running ] && [ "$ANS_CPU" -ge "$prev" ]; then
+			good=$((good + 1))
+			prev=$ANS_CPU
+		else
+			ans_diag
+		fi
+	done
+	check_eq "$desc in one write get $2 running answers, one per read of status" "$2" "$good"
+	# The next request is an invalid one: if a surplus answer were queued, it
+	# (running) would arrive instead.
+	pd_wait x "$sb"
+	check_eq "...and no surplus answer" invalid "$ANS_HEAD" || ans_diag
+}
+pipelined 'three requests (1\n1\n1\n)' '1\n1\n1\n' 3
+pipelined 'two requests without newlines (11)' '11' 2
+
+# A client that opens status and closes it without reading, with its answer
+# pending; then one that gives up while blocked in open (timeout).
+for i in 1 2 3 4 5; do
+	timeout "$T_OP" bash -c 'echo 1 > "$1/wait"; exec 3<"$1/status"; exec 3<&-' _ "$sb"
+done
+timeout 0.3 cat "$sb/status" >/dev/null
+check "clients that open status and close it unread do not end proctord" kill -0 "${pid:-0}"
+check "...which serves the next client (after draining orphaned answers)" resync "$sb"
+wait1 "$sb"
+check_eq "...and the program is still running" running "$ANS_STATUS" || ans_diag
+
+# Load: 1,000 sequential waits, each checked by the C client.
+timeout 120 "$PROGS/waitloop" -e running "$sb" 1000 >/dev/null 2>"$T/loop.err"
+rc=$?
+check_eq "1,000 sequential waits are all answered, well-formed and running" 0 "$rc" || diag "$(cat "$T/loop.err")"
+
+# 8 concurrent clients, serialised on DIR/lock as the protocol asks.
+pids=()
+for c in 1 2 3 4 5 6 7 8; do
+	timeout 120 "$PROGS/waitloop" -l -e running "$sb" 50 >/dev/null 2>"$T/client.$c.err" &
+	pids+=($!)
+done
+bad=0
+for c in 1 2 3 4 5 6 7 8; do
+	if ! wait "${pids[$((c - 1))]}"; then
+		bad=$((bad + 1))
+		diag "client $c: $(cat "$T/client.$c.err")"
+	fi
+done
+check_eq "8 concurrent clients (flock on lock) x 50 waits: all answers well-formed" 0 "$bad"
+
+wait0 "$sb"
+check_eq "the terminating wait still works after all that" "killed terminate" "$ANS_HEAD" || ans_diag
+
+# A client that writes 1 and never opens status must not stall proctord: the
+# wall-time kill lands on time (0.7 s after start, 100 ms for start-up and
+# polling) and later waits are answered. A later client may get the orphaned
+# answer first; every answer must still be well-formed (waitloop checks that).
+sb="$T/orphan"
+t0=$(now_us)
+pd_start --dir "$sb" --wall-time 700ms -- sleep 10
+timeout "$T_OP" bash -c 'echo 1 > "$1/wait"' _ "$sb"
+sleep 0.1
+pd_poll "$sb" 5
+check_eq "after an orphaned request, all answers are well-formed until the end" 0 "$WAIT_RC"
+check_eq "after an orphaned request, the wall-time kill still happens" "killed wall-time" "$ANS_HEAD" || ans_diag
+check_range "...on time (0.70..0.80 s after start)" 700000 800000 "$((${POLL_AT:-0} - t0))"
+good=0
+for i in 1 2 3; do
+	wait1 "$sb"
+	[ "$ANS_OK" = 1 ] && [ "$ANS_HEAD" = "killed wall-time" ] && good=$((good + 1))
+done
+check_eq "...and later waits are answered with the final status" 3 "$good" || ans_diag
+resync "$sb"
+wait0 "$sb"
+check_eq "...and the terminating wait too" "killed wall-time" "$ANS_HEAD"
+
+# An answer nobody read is refreshed for the next client, and a terminating
+# wait never receives an earlier client's answer in place of the final one.
+sb="$T/stale"
+pd_start --dir "$sb" -- "$PROGS/spin" 1
+timeout "$T_OP" bash -c 'echo 1 > "$1/wait"' _ "$sb"
+sleep 0.3
+t_before=$(now_us)
+wait1 "$sb"
+check_eq "after a client that never read, the next client gets a well-formed answer" 1 "$ANS_OK" || ans_diag
+# spin burns one CPU: figures from before the 0.3 s pause would be about
+# 300 ms lower than figures taken at this client's request.
+check_range "...with figures from its own request, not the stale client's (CPU >= 250 ms)" \
+	250000 100000000 "${ANS_CPU:-0}"
+wait0 "$sb"
+check_eq "...and a terminating wait after it gets the final answer, not a stale running one" \
+	"killed terminate" "$ANS_HEAD" || ans_diag
+
+done_testing

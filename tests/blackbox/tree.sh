@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# No process of the tree survives the end: background, setsid and double-forked descendants included.
+# The helpers need bash; "sh file.sh" must work too.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/lib.sh"
+
+# start_tree NAME [OPTIONS...] -- [exit]: run the tree helper, wait until all
+# its sleepers hold their shared lock on $T/NAME.lock.
+start_tree() {
+	local name=$1
+	shift
+	local opts=()
+	while [ "$1" != -- ]; do opts+=("$1"); shift; done
+	shift
+	pd_start --dir "$T/$name" "${opts[@]}" -- "$PROGS/tree" "$T/$name.lock" "$T/$name.ready" "$@"
+	wait_for "$T_OP" test -e "$T/$name.ready"
+}
+
+# Terminating wait.
+start_tree term --
+# Without this the proof below could not fail.
+check "the running tree holds the lock" lock_held "$T/term.lock"
+wait0 "$T/term"
+check_eq "the terminating wait kills the tree: killed terminate" "killed terminate" "$ANS_HEAD" || ans_diag
+check "no process of the tree is left after the terminating wait" lock_free "$T/term.lock"
+
+# Wall-time kill.
+start_tree wall --wall-time 500ms --
+check "the running tree holds the lock" lock_held "$T/wall.lock"
+pd_poll "$T/wall"
+check_eq "the wall-time limit kills the tree: killed wall-time" "killed wall-time" "$ANS_HEAD" || ans_diag
+check "no process of the tree is left after the wall-time kill" lock_free "$T/wall.lock"
+wait0 "$T/wall"
+
+# The main process exits and leaves its descendants behind: the sandbox is
+# over, so they are killed and the figures freeze.
+start_tree exit -- exit
+pd_poll "$T/exit"
+check_eq "a main process that exits leaving descendants is exited 0" "exited 0" "$ANS_STATUS" || ans_diag
+check "the descendants it left are killed" lock_free "$T/exit.lock"
+check_eq "memory is 0 although descendants were left" 0 "$ANS_MEM"
+wait0 "$T/exit"
+
+done_testing
