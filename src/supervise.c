@@ -14,8 +14,11 @@
 #include "tree.h"
 #include "util.h"
 
-/* Re-scan for leftovers this often while killing the tree. */
+/* Re-scan for leftovers while killing the tree: soon at first, then less
+ * often, so that a process stuck in uninterruptible sleep does not keep
+ * proctord waking a thousand times a second. */
 #define SWEEP_INTERVAL 0.001
+#define SWEEP_INTERVAL_MAX 0.1
 /* The CPU deadline timer never fires more often than this (ns): with n CPUs
  * the tree may overshoot by at most n times this, plus the kill itself. */
 #define CPU_MIN_INTERVAL_NS 100000u
@@ -83,8 +86,10 @@ static void supervise_main_ended(struct supervisor *s)
 		report_outcome_from_wait(&s->outcome, s->main_wstatus, s->kill_reason);
 	s->state = SV_SWEEPING;
 	supervise_sweep(s);
-	if (s->state == SV_SWEEPING)
+	if (s->state == SV_SWEEPING) {
+		ev_timer_set(&s->sweep_timer, SWEEP_INTERVAL, SWEEP_INTERVAL);
 		ev_timer_start(s->loop, &s->sweep_timer);
+	}
 }
 
 static void supervise_reap(struct supervisor *s)
@@ -129,6 +134,7 @@ static void supervise_kill(struct supervisor *s, enum kill_reason reason)
 	else
 		kill(s->child.pid, SIGKILL);
 	tree_signal_all(getpid(), SIGKILL);
+	ev_timer_set(&s->sweep_timer, SWEEP_INTERVAL, SWEEP_INTERVAL);
 	ev_timer_start(s->loop, &s->sweep_timer);
 }
 
@@ -141,6 +147,10 @@ static void supervise_sweep_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		tree_signal_all(getpid(), SIGKILL);
 	else if (s->state == SV_SWEEPING)
 		supervise_sweep(s);
+	if (s->state == SV_KILLING || s->state == SV_SWEEPING) {
+		w->repeat = w->repeat * 2 > SWEEP_INTERVAL_MAX ? SWEEP_INTERVAL_MAX : w->repeat * 2;
+		ev_timer_again(loop, w);
+	}
 }
 
 static void supervise_sigchld_cb(struct ev_loop *loop, ev_signal *w, int revents)
