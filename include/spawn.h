@@ -17,6 +17,7 @@ struct spawn_config {
 	int null_stdio;
 	const char *chdir;
 	const struct limits *limits;
+	int nice; /* the program's nice value (proctord may run at a higher priority) */
 };
 
 struct spawn_child {

@@ -147,6 +147,10 @@ static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent)
 		_exit(127);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		spawn_report(errfd, STAGE_SETUP, errno, "PR_SET_NO_NEW_PRIVS");
+	/* proctord may have raised its own priority; the program must not
+	 * inherit that. */
+	if (setpriority(PRIO_PROCESS, 0, c->nice) < 0)
+		spawn_report(errfd, STAGE_SETUP, errno, "setpriority");
 
 	spawn_child_stdio(errfd, 0, c->stdin_path, c->null_stdio, STAGE_STDIN);
 	spawn_child_stdio(errfd, 1, c->stdout_path, c->null_stdio, STAGE_STDOUT);
