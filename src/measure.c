@@ -85,6 +85,9 @@ static struct measure_proc *measure_find(struct measure_proc *procs, size_t n, p
 {
 	struct measure_proc key = {.pid = pid};
 
+	/* bsearch's base must not be NULL, even for no elements. */
+	if (n == 0)
+		return NULL;
 	return bsearch(&key, procs, n, sizeof *procs, measure_cmp_pid);
 }
 
@@ -293,7 +296,8 @@ void measure_sample(struct measure *m, uint64_t *cpu_us, uint64_t *rss_bytes)
 	 * parent in the tree: credit what we saw of it to the nearest ancestor
 	 * still alive. If that chain ends in a process proctord reaped (no
 	 * record left), its rusage already holds it. */
-	qsort(w.v, w.n, sizeof *w.v, measure_cmp_pid);
+	if (w.n > 1)
+		qsort(w.v, w.n, sizeof *w.v, measure_cmp_pid);
 	nn = 0;
 	for (size_t i = 0; i < w.n; i++) {
 		if (w.v[i].pid <= 0)
