@@ -5,6 +5,7 @@
 
 #include <ev.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "ptimer.h"
@@ -13,6 +14,7 @@
 struct fifo_request {
 	enum request_kind kind;
 	unsigned long batch; /* which read() of the wait FIFO it came in */
+	uint64_t arrived_us;
 	char garbage[REQUEST_GARBAGE_MAX + 1];
 	struct fifo_request *next;
 };
@@ -43,6 +45,12 @@ enum fifo_state {
  * doubling to FIFO_RETRY_MAX_NS: a FIFO gives no event for a reader that is
  * blocked in open(). */
 #define FIFO_RETRY_MIN_NS 20000u
+/* When a terminating request arrives, an answer still owed to a request of an
+ * earlier write belongs to a client that is gone if a reader has taken an
+ * answer since that request came (its client moved on without reading), or
+ * if it has been owed this long. A client that pipelines in several writes
+ * makes them back to back, before it reads. */
+#define FIFO_STALE_US 100000u
 #define FIFO_RETRY_MAX_NS 5000000u
 #define FIFO_READER_TIMEOUT 2.0
 #define FIFO_MAX_PENDING 256
@@ -58,6 +66,7 @@ struct fifo {
 	enum fifo_state state;
 	uint64_t retry_ns;      /* the next open attempt's delay (backoff) */
 	uint64_t owed_since_us; /* when the head became deliverable */
+	uint64_t last_taken_us; /* when a reader last took an answer */
 	unsigned long batch;    /* reads of the wait FIFO so far */
 	int accepting;        /* after a terminating wait, input is discarded */
 	int overflowed;       /* warned about dropped requests */

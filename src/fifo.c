@@ -103,6 +103,7 @@ static void fifo_request_cb(void *ctx, enum request_kind kind, const char *garba
 	r = xcalloc(1, sizeof *r);
 	r->kind = kind;
 	r->batch = f->batch;
+	r->arrived_us = now_us();
 	if (garbage)
 		snprintf(r->garbage, sizeof r->garbage, "%s", garbage);
 	f->ops->request(f->ctx, r);
@@ -172,18 +173,25 @@ static void fifo_done(struct fifo *f)
 	fifo_kick(f);
 }
 
+static int fifo_is_stale(const struct fifo *f, const struct fifo_request *r, uint64_t now)
+{
+	return r->batch < f->batch &&
+	       (r->arrived_us < f->last_taken_us || now - r->arrived_us > FIFO_STALE_US);
+}
+
 /* A terminating wait is the last call: answers owed to earlier clients that
  * no reader has taken would otherwise be read in place of the final one. */
 static void fifo_purge_stale(struct fifo *f)
 {
 	struct fifo_request **pp = &f->head, *r;
+	uint64_t now = now_us();
 
-	if (f->state == FIFO_RETRY)
+	if (f->state == FIFO_RETRY && fifo_is_stale(f, f->head, now))
 		fifo_release(f);
-	if (f->state == FIFO_WAIT_CLOSE && f->head)
-		pp = &f->head->next; /* being read: leave it */
+	if (f->state != FIFO_IDLE && f->head)
+		pp = &f->head->next; /* being answered: leave it */
 	while ((r = *pp)) {
-		if (r->batch < f->batch) {
+		if (fifo_is_stale(f, r, now)) {
 			*pp = r->next;
 			f->pending--;
 			free(r);
@@ -273,6 +281,7 @@ static int fifo_try_deliver(struct fifo *f, char *buf, size_t len)
 	if (n != (ssize_t)len)
 		log_warn("write status FIFO");
 	close(fd);
+	f->last_taken_us = now_us();
 	ptimer_stop(&f->retry);
 	f->state = FIFO_WAIT_CLOSE;
 	ev_timer_stop(f->loop, &f->timeout);

@@ -116,4 +116,27 @@ wait0 "$sb"
 check_eq "...and a terminating wait after it gets the final answer, not a stale running one" \
 	"killed terminate" "$ANS_HEAD" || ans_diag
 
+# Pipelining in several writes (bash's printf writes line by line): the
+# answers owed before the terminating request are the same client's, kept.
+sb="$T/multiwrite"
+pd_start --dir "$sb" -- sleep 100
+timeout "$T_OP" bash -c 'for r in 1 1 0; do printf "%s\n" "$r"; done > "$1/wait"' _ "$sb"
+heads=""
+for i in 1 2 3; do
+	read_status "$sb"
+	heads="$heads${ANS_HEAD:-none};"
+done
+check_eq "1, 1, 0 in three writes get running, running, then the final answer" \
+	"running;running;killed terminate;" "$heads"
+
+# A client that wrote 1 and vanished, then a terminating wait a while later:
+# the terminating wait gets the final answer, not the vanished client's.
+sb="$T/orphan0"
+pd_start --dir "$sb" -- sleep 100
+timeout "$T_OP" bash -c 'echo 1 > "$1/wait"' _ "$sb"
+sleep 0.3
+wait0 "$sb"
+check_eq "a terminating wait after a vanished client's request gets the final answer" \
+	"killed terminate" "$ANS_HEAD" || ans_diag
+
 done_testing
