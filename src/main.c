@@ -231,13 +231,15 @@ static void parse_options(int argc, char **argv, struct options *o)
 	o->argv = argv + optind;
 }
 
-/* Set NAME=VALUE in env (replacing NAME); env is NULL-terminated, *n entries. */
+/* Set NAME=VALUE in env (replacing NAME); env is NULL-terminated, *n entries,
+ * and owns its strings: entry is taken over. */
 static char **env_set(char **env, size_t *n, char *entry)
 {
 	size_t klen = strcspn(entry, "=");
 
 	for (size_t i = 0; i < *n; i++) {
 		if (strncmp(env[i], entry, klen) == 0 && env[i][klen] == '=') {
+			free(env[i]);
 			env[i] = entry;
 			return env;
 		}
@@ -248,6 +250,13 @@ static char **env_set(char **env, size_t *n, char *entry)
 	return env;
 }
 
+static void free_env(char **env)
+{
+	for (char **e = env; *e; e++)
+		free(*e);
+	free(env);
+}
+
 static char **build_env(const struct options *o)
 {
 	char **env = xcalloc(1, sizeof(char *));
@@ -255,12 +264,12 @@ static char **build_env(const struct options *o)
 
 	if (!o->clear_env)
 		for (char **e = environ; *e; e++)
-			env = env_set(env, &n, *e);
+			env = env_set(env, &n, xstrdup(*e));
 	for (size_t i = 0; i < o->n_env; i++) {
 		char *a = o->env_args[i];
 
 		if (strchr(a, '=')) {
-			env = env_set(env, &n, a);
+			env = env_set(env, &n, xstrdup(a));
 		} else {
 			const char *v = getenv(a);
 			char *entry;
@@ -309,7 +318,10 @@ static int daemonize(void)
 		int st;
 
 		close(p[1]);
-		while (got < sizeof buf - 1 &&
+		/* Up to the newline, not to EOF: a program still in its set-up
+		 * (say, opening a FIFO nobody writes) holds a copy of the write
+		 * end until its execve. */
+		while (got < sizeof buf - 1 && (got == 0 || buf[got - 1] != '\n') &&
 		       ((n = read(p[0], buf + got, sizeof buf - 1 - got)) > 0 ||
 			(n < 0 && errno == EINTR)))
 			if (n > 0)
@@ -326,6 +338,17 @@ static int daemonize(void)
 	close(p[0]);
 	if (setsid() < 0)
 		log_fatal(EXIT_SETUP, "setsid");
+	/* The directory goes to the caller through the pipe: the daemon has
+	 * nothing for the caller's stdout, which $(...) waits on. Its stderr
+	 * stays until ready, for set-up errors. */
+	{
+		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		if (null >= 0) {
+			dup2(null, 1);
+			close(null);
+		}
+	}
 	return p[1];
 }
 
@@ -440,7 +463,7 @@ int main(int argc, char **argv)
 	fifo_close(&fifo);
 	sbdir_close(&dir);
 	ev_loop_destroy(loop);
-	free(env);
+	free_env(env);
 	free(o.env_args);
 	return code;
 }

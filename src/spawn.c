@@ -152,6 +152,17 @@ static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent)
 	if (setpriority(PRIO_PROCESS, 0, c->nice) < 0)
 		spawn_report(errfd, STAGE_SETUP, errno, "setpriority");
 
+	if (c->null_stdio) {
+		/* Let go of the caller's descriptors before opening anything that
+		 * may block (a FIFO with no peer): $(proctord --daemonize ...)
+		 * must not wait for the program's set-up. */
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
+			spawn_report(errfd, STAGE_SETUP, errno, "/dev/null");
+		if (null > 2)
+			close(null);
+	}
 	spawn_child_stdio(errfd, 0, c->stdin_path, c->null_stdio, STAGE_STDIN);
 	spawn_child_stdio(errfd, 1, c->stdout_path, c->null_stdio, STAGE_STDOUT);
 	spawn_child_stdio(errfd, 2, c->stderr_path, c->null_stdio, STAGE_STDERR);
