@@ -1,0 +1,371 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# Build proctor from a fresh checkout and either show the protocol on real
+# programs (demo) or run the whole test suite, plain and sanitized (test).
+#
+#   sh contrib/quickstart.sh demo
+#   sh contrib/quickstart.sh test
+#
+# Missing build dependencies are installed with apt-get (Debian, Ubuntu).
+# shellcheck disable=SC2016 # single-quoted $ is shown or run by a child sh
+set -eu
+
+usage() {
+  echo "usage: sh contrib/quickstart.sh demo|test" >&2
+  exit 2
+}
+
+[ $# -eq 1 ] || usage
+case $1 in
+  demo | test) mode=$1 ;;
+  -h | --help)
+    echo "usage: sh contrib/quickstart.sh demo|test"
+    exit 0
+    ;;
+  *) usage ;;
+esac
+
+# Work from the top of the source tree, wherever we were called from.
+here=$(dirname -- "$0")
+cd -- "$here/.."
+if [ ! -f meson.build ] || [ ! -d src ]; then
+  echo "quickstart: cannot find the proctor source tree at $(pwd)" >&2
+  exit 1
+fi
+top=$(pwd)
+
+say() { printf '\n==> %s\n' "$*"; }
+
+# ---------------------------------------------------------------------------
+# Dependencies
+
+# pkg_installed PKG: is the Debian package PKG installed?
+pkg_installed() {
+  dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
+}
+
+# have_dep PKG: is what PKG provides already here? A tool counts whichever
+# package brought it (pkgconf provides pkg-config, for instance).
+have_dep() {
+  case $1 in
+    build-essential) command -v cc >/dev/null 2>&1 || command -v gcc >/dev/null 2>&1 ;;
+    meson) command -v meson >/dev/null 2>&1 ;;
+    ninja-build) command -v ninja >/dev/null 2>&1 ;;
+    pkg-config) command -v pkg-config >/dev/null 2>&1 ;;
+    util-linux) command -v flock >/dev/null 2>&1 ;;
+    procps) command -v ps >/dev/null 2>&1 ;;
+    *) pkg_installed "$1" ;;
+  esac
+}
+
+install_deps() {
+  deps="build-essential meson ninja-build pkg-config libev-dev libbsd-dev libcmocka-dev util-linux procps"
+  missing=
+  for p in $deps; do
+    have_dep "$p" || missing="$missing $p"
+  done
+  if [ -z "$missing" ]; then
+    say "build dependencies: all present"
+    return 0
+  fi
+  say "build dependencies missing:$missing"
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "quickstart: no apt-get here; install the equivalents of:$missing" >&2
+    exit 1
+  fi
+  sudo=
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then
+      sudo=sudo
+    else
+      echo "quickstart: not root and no sudo; as root run:" >&2
+      echo "  apt-get update && apt-get install -y --no-install-recommends$missing" >&2
+      exit 1
+    fi
+  fi
+  # shellcheck disable=SC2086 # $missing is a list of words
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get update
+  # shellcheck disable=SC2086
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing
+}
+
+# ---------------------------------------------------------------------------
+# Build
+
+# setup_dir DIR [meson options...]: configure DIR, reusing it when it exists.
+setup_dir() {
+  dir=$1
+  shift
+  if [ -f "$dir/meson-private/coredata.dat" ]; then
+    meson setup --reconfigure "$@" "$dir" ||
+      meson setup --wipe "$@" "$dir"
+  else
+    meson setup "$@" "$dir"
+  fi
+}
+
+build() {
+  say "configuring and building in build/"
+  setup_dir build && meson compile -C build
+}
+
+# ---------------------------------------------------------------------------
+# test
+
+passed=0
+failed=0
+skipped=0
+
+# count_results DIR RC: add the results of the last `meson test -C DIR` to the
+# totals. testlog.json has one object per test, with a top-level "result".
+count_results() {
+  log=$1/meson-logs/testlog.json
+  p=0 f=0 s=0
+  if [ -f "$log" ]; then
+    # Inside string values quotes are escaped, so only the key matches.
+    results=$(grep -o '"result": "[A-Z]*"' "$log" | sed 's/.*: "\(.*\)"/\1/') || results=
+    for r in $results; do
+      case $r in
+        OK | EXPECTEDFAIL) p=$((p + 1)) ;;
+        SKIP) s=$((s + 1)) ;;
+        *) f=$((f + 1)) ;; # FAIL, TIMEOUT, UNEXPECTEDPASS, ERROR, INTERRUPT
+      esac
+    done
+  fi
+  # meson failed but no test is to blame (a build error, say): count the run.
+  if [ "$2" -ne 0 ] && [ "$f" -eq 0 ]; then
+    f=1
+  fi
+  echo "$1: $p passed, $f failed, $s skipped"
+  passed=$((passed + p))
+  failed=$((failed + f))
+  skipped=$((skipped + s))
+}
+
+# run_tests DIR: meson test in DIR, output shown as it comes; the exit code is
+# kept in a file because a POSIX pipeline only reports its last command's.
+run_tests() {
+  rm -f "$1/meson-logs/testlog.json"
+  rcfile=$1/.quickstart-rc
+  echo 1 >"$rcfile"
+  {
+    rc=0
+    meson test -C "$1" --print-errorlogs </dev/null || rc=$?
+    echo "$rc" >"$rcfile"
+  } 2>&1 | cat
+  rc=$(cat "$rcfile")
+  rm -f "$rcfile"
+  count_results "$1" "$rc"
+}
+
+summary() {
+  echo
+  echo "$passed passed, $failed failed, $skipped skipped"
+  [ "$failed" -eq 0 ]
+}
+
+do_test() {
+  if ! build; then
+    echo "build: the build failed, no test was run"
+    failed=1
+    summary
+    return
+  fi
+  say "test suite (build/)"
+  run_tests build
+
+  say "test suite under AddressSanitizer and UBSan (build-asan/)"
+  # UB aborts instead of printing and going on, so a test cannot pass over it.
+  ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1
+  UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1
+  export ASAN_OPTIONS UBSAN_OPTIONS
+  asan_rc=0
+  { setup_dir build-asan -Db_sanitize=address,undefined -Db_lundef=false &&
+    meson compile -C build-asan; } || asan_rc=$?
+  if [ "$asan_rc" -eq 0 ]; then
+    run_tests build-asan
+  else
+    echo "build-asan: the sanitizer build failed"
+    failed=$((failed + 1))
+  fi
+  summary
+}
+
+# ---------------------------------------------------------------------------
+# demo
+
+proctord=$top/build/src/proctord
+box=
+
+# call DIR REQ: one wait call, the way any client makes it: take the sandbox's
+# lock, write the request to the wait FIFO, read the answer from the status
+# FIFO to EOF. Every step that could block is under a timeout, so a server that
+# is gone or stuck makes the demo fail instead of hang.
+call() {
+  timeout 10 sh -c '
+    exec 9<"$1/lock" || exit 1
+    flock -w 5 9 || exit 1
+    printf "%s\n" "$2" >"$1/wait" && cat "$1/status"
+  ' sh "$1" "$2"
+}
+
+# show DIR REQ: print the command a person would type, run it, annotate.
+show() {
+  printf '$ echo %s > "$box/wait"; cat "$box/status"\n' "$2"
+  if ! answer=$(call "$1" "$2"); then
+    echo "quickstart: no answer from proctord within 10 s" >&2
+    exit 1
+  fi
+  printf '%s\n' "$answer" | sed 's/^/  /'
+  cpu=$(printf '%s\n' "$answer" | sed -n 1p)
+  mem=$(printf '%s\n' "$answer" | sed -n 2p)
+  printf '  (CPU %d.%03d ms, resident %d KiB)\n' \
+    "$((cpu / 1000))" "$((cpu % 1000))" "$((mem / 1024))"
+}
+
+# quote ARG: ARG as one would type it at a shell.
+quote() {
+  case $1 in
+    *[!A-Za-z0-9_./=:,+-]* | '') printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")" ;;
+    *) printf '%s' "$1" ;;
+  esac
+}
+
+# start ARGS...: start proctord in the background; sets $box. Its stdout goes
+# to a file rather than through $(...), so that nothing here waits for EOF.
+start() {
+  printf '$ box=$(proctord --daemonize'
+  for a in "$@"; do
+    printf ' %s' "$(quote "$a")"
+  done
+  printf ')\n'
+  out=$(mktemp)
+  if ! timeout 10 "$proctord" --daemonize "$@" >"$out"; then
+    rm -f "$out"
+    echo "quickstart: proctord did not start" >&2
+    exit 1
+  fi
+  box=$(cat "$out")
+  rm -f "$out"
+  echo "  $box  (holds: $(cd "$box" && echo *))"
+}
+
+# finish: the terminating wait, then check that proctord cleaned up.
+finish() {
+  show "$box" 0
+  i=0
+  while [ -e "$box" ] && [ $i -lt 50 ]; do
+    sleep 0.1
+    i=$((i + 1))
+  done
+  if [ -e "$box" ]; then
+    echo "  (proctord has not removed $box yet)"
+  else
+    echo "  (proctord removed $box and exited)"
+  fi
+  box=
+}
+
+# poll_until HEAD: "1" waits every 100 ms until the status starts with HEAD.
+poll_until() {
+  i=0
+  while :; do
+    if ! answer=$(call "$box" 1); then
+      echo "quickstart: no answer from proctord within 10 s" >&2
+      exit 1
+    fi
+    case $(printf '%s\n' "$answer" | sed -n 3p) in
+      "$1"*) break ;;
+    esac
+    i=$((i + 1))
+    if [ $i -ge 100 ]; then
+      echo "quickstart: status never became \"$1\"" >&2
+      exit 1
+    fi
+    sleep 0.1
+  done
+  [ $i -eq 0 ] || echo "  ($i earlier polls of \"1\", 100 ms apart, answered running)"
+  show "$box" 1
+}
+
+# If the demo stops half-way, still end the sandbox it started.
+cleanup() {
+  if [ -n "$box" ] && [ -p "$box/wait" ]; then
+    call "$box" 0 >/dev/null 2>&1 || true
+  fi
+}
+
+do_demo() {
+  build || exit 1
+  trap cleanup EXIT
+  trap 'exit 130' INT TERM
+
+  say "1. A program that computes for a while, then sleeps"
+  echo "proctord starts it, makes a sandbox directory with two FIFOs, prints"
+  echo "its path and goes to the background. Each wait call writes 1 (go on)"
+  echo "or 0 (terminate) to \$box/wait and reads three lines from"
+  echo "\$box/status: CPU microseconds, resident bytes, status line."
+  start --cpu-time 10s -- sh -c \
+    'i=0; while [ $i -lt 1200000 ]; do i=$((i+1)); done; exec sleep 30'
+  echo
+  echo "Polling with \"1\" while it computes: the CPU figure grows."
+  for _ in 1 2 3; do
+    sleep 0.25
+    show "$box" 1
+  done
+  # Wait (quietly) for the computation to end, however fast this machine is.
+  last=-1
+  i=0
+  while [ $i -lt 100 ]; do
+    answer=$(call "$box" 1) || break
+    cpu=$(printf '%s\n' "$answer" | sed -n 1p)
+    [ "$cpu" != "$last" ] || break
+    last=$cpu
+    i=$((i + 1))
+    sleep 0.3
+  done
+  echo
+  echo "It now sleeps: CPU stays put, the status is still running."
+  show "$box" 1
+  sleep 0.5
+  show "$box" 1
+  echo
+  echo "The terminating wait: 50 ms of grace (no signal), then the whole"
+  echo "process tree is killed. The answer carries the final figures (memory"
+  echo "0), then proctord removes the sandbox directory and exits."
+  finish
+
+  say "2. A wall-clock limit: --wall-time 300ms on sleep 5"
+  start --wall-time 300ms -- sleep 5
+  show "$box" 1
+  poll_until "killed wall-time"
+  finish
+
+  say "3. A CPU-time limit over the whole tree: --cpu-time 500ms"
+  echo "Two busy processes share one budget: on two CPUs it is used up in"
+  echo "about 250 ms of wall time."
+  start --cpu-time 500ms -- sh -c \
+    'sh -c "while :; do :; done" & while :; do :; done'
+  poll_until "killed cpu-time"
+  finish
+
+  say "4. A program that ends by itself; waits go on answering"
+  start -- sh -c 'exit 3'
+  poll_until "exited"
+  show "$box" 1
+  finish
+
+  say "5. An invalid request is answered too; the program is left alone"
+  start -- sleep 5
+  show "$box" hello
+  finish
+
+  echo
+  echo "Demo done. The protocol is described in proto/PROTOCOL.md."
+}
+
+install_deps
+case $mode in
+  demo) do_demo ;;
+  test) do_test ;;
+esac
