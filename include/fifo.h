@@ -49,8 +49,10 @@ enum fifo_state {
  * earlier write belongs to a client that is gone if a reader has taken an
  * answer since that request came (its client moved on without reading), or
  * if it has been owed this long. A client that pipelines in several writes
- * makes them back to back, before it reads. */
-#define FIFO_STALE_US 100000u
+ * makes them back to back, before it reads; on a loaded machine "back to
+ * back" was seen to exceed 100 ms, and dropping a live client's answer
+ * hangs it, so the margin is generous. */
+#define FIFO_STALE_US 1000000u
 #define FIFO_RETRY_MAX_NS 5000000u
 #define FIFO_READER_TIMEOUT 2.0
 #define FIFO_MAX_PENDING 256
