@@ -15,6 +15,12 @@ struct limits {
 	uint64_t nofile;        /* RLIMIT_NOFILE, soft = hard */
 	uint64_t stack;         /* RLIMIT_STACK */
 	uint64_t grace_us;      /* grace period of a terminating wait */
+	/* Tree limits that need cgroups (not enforced by this version: a
+	 * warning, or an error with --strict). */
+	uint64_t memory_max;    /* bytes */
+	uint64_t memory_high;   /* bytes */
+	uint64_t pids;          /* processes */
+	uint64_t cpus_milli;    /* CPU bandwidth in thousandths of a CPU */
 };
 
 /* Everything unlimited; grace 50 ms. */

@@ -25,6 +25,8 @@ struct measure {
 	struct measure_proc *procs;  /* sorted by pid */
 	size_t n, cap;
 	uint64_t reaped_ns;          /* exact: rusage of every process proctord reaped */
+	uint64_t reaped_user_ns, reaped_sys_ns;
+	uint64_t peak_bytes;         /* largest resident figure seen (samples, ru_maxrss) */
 	uint64_t last_cpu_us;        /* what was last reported: line 1 never decreases */
 	uint64_t tick_ns;
 	uint64_t page_size;

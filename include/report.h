@@ -67,4 +67,17 @@ void report_invalid_line(const char *garbage, const char *status, char *buf, siz
 size_t report_response(uint64_t cpu_us, uint64_t rss_bytes, const char *status, char *buf,
 		       size_t len);
 
+/* What the JSON report (--report) says of a sandbox that has ended. */
+struct report_final {
+	const struct outcome *outcome;
+	const struct limits *limits;
+	uint64_t cpu_us, user_us, sys_us, wall_us;
+	uint64_t peak_memory;
+	int interrupted; /* proctord was ended by a signal */
+};
+
+/* Write the report to path atomically (a temporary file, then rename).
+ * Returns 0, or -1 with err filled in. */
+int report_write_json(const char *path, const struct report_final *f, char *err, size_t errlen);
+
 #endif

@@ -18,6 +18,8 @@ const char *units_parse_duration(const char *s, int allow_unlimited, uint64_t *o
 /* Sizes: bare number = bytes; B; K M G T (binary, as Docker and systemd);
  * KiB MiB GiB TiB (binary); KB MB GB TB (decimal); fractions allowed ("1.5GiB"). */
 const char *units_parse_size(const char *s, int allow_unlimited, uint64_t *out_bytes);
+/* CPU shares: "1.5" (CPUs) or "150%"; in thousandths of a CPU, above 0. */
+const char *units_parse_cpus(const char *s, int allow_unlimited, uint64_t *out_milli);
 /* Counts: a non-negative decimal integer. */
 const char *units_parse_count(const char *s, int allow_unlimited, uint64_t *out);
 
@@ -25,5 +27,7 @@ const char *units_parse_count(const char *s, int allow_unlimited, uint64_t *out)
 void units_format_duration(uint64_t us, char *buf, size_t len);
 /* "256MiB", "1.5GiB", "100B"; "unlimited" */
 void units_format_size(uint64_t bytes, char *buf, size_t len);
+/* "1.5", "2"; "unlimited" */
+void units_format_cpus(uint64_t milli, char *buf, size_t len);
 
 #endif

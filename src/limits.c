@@ -11,4 +11,8 @@ void limits_init(struct limits *l)
 	l->nofile = UNITS_UNLIMITED;
 	l->stack = UNITS_UNLIMITED;
 	l->grace_us = 50000;
+	l->memory_max = UNITS_UNLIMITED;
+	l->memory_high = UNITS_UNLIMITED;
+	l->pids = UNITS_UNLIMITED;
+	l->cpus_milli = UNITS_UNLIMITED;
 }

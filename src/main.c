@@ -18,76 +18,51 @@
 #include "fifo.h"
 #include "limits.h"
 #include "log.h"
+#include "report.h"
 #include "sbdir.h"
 #include "spawn.h"
 #include "supervise.h"
 #include "units.h"
 #include "util.h"
+#include "version.h"
 
 extern char **environ;
 
 struct options {
-	struct limits limits;
-	const char *dir;
-	mode_t dir_mode;
+	struct config cfg;
+	const char *config_file;
+	const char *profile;
+	int check;
 	int daemonize;
-	const char *stdin_path, *stdout_path, *stderr_path;
-	const char *chdir;
-	int clear_env;
-	char **env_args; /* --env arguments, in order */
-	size_t n_env;
 	char **argv;
 };
 
 enum {
-	OPT_DIR = 256,
-	OPT_DIR_MODE,
+	OPT_KEY = 1000, /* + index into config_keys */
+	OPT_CONFIG = 256,
+	OPT_PROFILE,
+	OPT_CHECK,
 	OPT_DAEMONIZE,
-	OPT_GRACE,
-	OPT_CPU_TIME,
-	OPT_WALL_TIME,
-	OPT_ADDRESS_SPACE,
-	OPT_FSIZE,
-	OPT_NOFILE,
-	OPT_STACK,
-	OPT_STDIN,
-	OPT_STDOUT,
-	OPT_STDERR,
-	OPT_CHDIR,
-	OPT_ENV,
-	OPT_CLEAR_ENV,
-};
-
-static const struct option long_options[] = {
-	{"dir", required_argument, NULL, OPT_DIR},
-	{"dir-mode", required_argument, NULL, OPT_DIR_MODE},
-	{"daemonize", no_argument, NULL, OPT_DAEMONIZE},
-	{"grace", required_argument, NULL, OPT_GRACE},
-	{"cpu-time", required_argument, NULL, OPT_CPU_TIME},
-	{"wall-time", required_argument, NULL, OPT_WALL_TIME},
-	{"address-space", required_argument, NULL, OPT_ADDRESS_SPACE},
-	{"fsize", required_argument, NULL, OPT_FSIZE},
-	{"nofile", required_argument, NULL, OPT_NOFILE},
-	{"stack", required_argument, NULL, OPT_STACK},
-	{"stdin", required_argument, NULL, OPT_STDIN},
-	{"stdout", required_argument, NULL, OPT_STDOUT},
-	{"stderr", required_argument, NULL, OPT_STDERR},
-	{"chdir", required_argument, NULL, OPT_CHDIR},
-	{"env", required_argument, NULL, OPT_ENV},
-	{"clear-env", no_argument, NULL, OPT_CLEAR_ENV},
-	{"help", no_argument, NULL, 'h'},
-	{"version", no_argument, NULL, 'V'},
-	{NULL, 0, NULL, 0},
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: proctord [options] [--] program [args...]\n"
+		"       proctord --check [options] [--] [program [args...]]\n"
 		"\n"
 		"Run one program under resource limits and answer waits on two FIFOs,\n"
 		"DIR/wait and DIR/status: write 1 (keep running) or 0 (terminate) to wait,\n"
 		"then read three lines from status: CPU µs, resident bytes, status.\n"
+		"\n"
+		"Configuration:\n"
+		"  --config FILE        read limits and settings from FILE (proctor.conf(5))\n"
+		"  --profile NAME       use profile [NAME] of the file (default: [default]\n"
+		"                       if the file has one); options override the file\n"
+		"  --check              print the effective settings, where each came from\n"
+		"                       and what enforces it, then exit\n"
+		"  --strict             a limit that cannot be honoured is an error\n"
+		"  --report FILE        write a JSON summary to FILE at the end\n"
 		"\n"
 		"Sandbox:\n"
 		"  --dir DIR            sandbox directory (created 0700 and removed at the end\n"
@@ -107,6 +82,10 @@ static void usage(FILE *out)
 		"  --fsize SIZE         size of any file written, per process (RLIMIT_FSIZE)\n"
 		"  --nofile N           open descriptors per process (soft = hard)\n"
 		"  --stack SIZE         stack size per process (RLIMIT_STACK)\n"
+		"  --memory-max SIZE    memory of the tree     } need cgroups, which this\n"
+		"  --memory-high SIZE   soft memory limit      } version does not have: a\n"
+		"  --pids N             processes of the tree  } warning, or an error with\n"
+		"  --cpus CPUS          CPU bandwidth (1.5, 150%%) } --strict\n"
 		"\n"
 		"Program:\n"
 		"  --stdin FILE         standard input from FILE (a file or FIFO)\n"
@@ -123,97 +102,67 @@ static void usage(FILE *out)
 		"SIZE: a number with B, K, M, G, T (binary), KiB..TiB or KB..TB, e.g. 256MiB.\n"
 		"Limits accept \"unlimited\".\n"
 		"\n"
-		"Exit status: 0 once the terminating wait has been answered; 1 internal\n"
-		"error; 2 usage error; 3 set-up failure; 4 ended by SIGTERM, SIGINT or SIGHUP.\n"
-		"The protocol: proto/PROTOCOL.md.\n");
+		"Exit status: 0 once the terminating wait has been answered (--check: all\n"
+		"asked for can be honoured); 1 internal error; 2 usage or configuration\n"
+		"error; 3 set-up failure (--check: something cannot be honoured); 4 ended\n"
+		"by SIGTERM, SIGINT or SIGHUP. The protocol: proctor-protocol(7).\n");
 }
 
-static void parse_limit(const char *opt, const char *arg, int kind, uint64_t *out)
-{
-	const char *err;
-
-	if (kind == 'd')
-		err = units_parse_duration(arg, 1, out);
-	else if (kind == 's')
-		err = units_parse_size(arg, 1, out);
-	else
-		err = units_parse_count(arg, 1, out);
-	if (err)
-		log_fatalx(EXIT_USAGE, "--%s %s: %s", opt, arg, err);
-}
+struct cmdline_value {
+	const struct config_key *key;
+	const char *value;
+	const char *opt;
+};
 
 static void parse_options(int argc, char **argv, struct options *o)
 {
+	static struct option long_options[CONFIG_MAX_KEYS + 8];
+	static char names[CONFIG_MAX_KEYS][32];
+	struct cmdline_value *vals = NULL;
+	size_t nvals = 0, n = 0;
 	int c;
 
 	memset(o, 0, sizeof *o);
-	limits_init(&o->limits);
-	o->dir_mode = 0700;
+	config_init(&o->cfg);
+	/* Every configuration key is an option: memory_max is --memory-max. */
+	for (const struct config_key *k = config_keys; k->name; k++, n++) {
+		for (size_t i = 0; k->name[i] && i < sizeof names[n] - 1; i++)
+			names[n][i] = k->name[i] == '_' ? '-' : k->name[i];
+		long_options[n] = (struct option){names[n],
+						  k->type == CONFIG_BOOL ? no_argument
+									 : required_argument,
+						  NULL, OPT_KEY + (int)n};
+	}
+	long_options[n++] = (struct option){"config", required_argument, NULL, OPT_CONFIG};
+	long_options[n++] = (struct option){"profile", required_argument, NULL, OPT_PROFILE};
+	long_options[n++] = (struct option){"check", no_argument, NULL, OPT_CHECK};
+	long_options[n++] = (struct option){"daemonize", no_argument, NULL, OPT_DAEMONIZE};
+	long_options[n++] = (struct option){"help", no_argument, NULL, 'h'};
+	long_options[n++] = (struct option){"version", no_argument, NULL, 'V'};
+	long_options[n] = (struct option){NULL, 0, NULL, 0};
+
 	/* "+": stop at the program, so its own options are left alone. */
 	while ((c = getopt_long(argc, argv, "+hV", long_options, NULL)) != -1) {
-		switch (c) {
-		case OPT_DIR:
-			o->dir = optarg;
-			break;
-		case OPT_DIR_MODE: {
-			char *end;
-			long m;
-
-			errno = 0;
-			m = strtol(optarg, &end, 8);
-			if (errno || end == optarg || *end || m < 0 || m > 07777)
-				log_fatalx(EXIT_USAGE, "--dir-mode %s: expected an octal mode",
-					   optarg);
-			o->dir_mode = (mode_t)m;
-			break;
+		if (c >= OPT_KEY) {
+			vals = xreallocarray(vals, nvals + 1, sizeof *vals);
+			vals[nvals].key = &config_keys[c - OPT_KEY];
+			vals[nvals].value = optarg ? optarg : "true";
+			vals[nvals].opt = long_options[c - OPT_KEY].name;
+			nvals++;
+			continue;
 		}
+		switch (c) {
+		case OPT_CONFIG:
+			o->config_file = optarg;
+			break;
+		case OPT_PROFILE:
+			o->profile = optarg;
+			break;
+		case OPT_CHECK:
+			o->check = 1;
+			break;
 		case OPT_DAEMONIZE:
 			o->daemonize = 1;
-			break;
-		case OPT_GRACE:
-			parse_limit("grace", optarg, 'd', &o->limits.grace_us);
-			if (o->limits.grace_us == UNITS_UNLIMITED)
-				log_fatalx(EXIT_USAGE, "--grace: \"unlimited\" is not accepted");
-			break;
-		case OPT_CPU_TIME:
-			parse_limit("cpu-time", optarg, 'd', &o->limits.cpu_time_us);
-			break;
-		case OPT_WALL_TIME:
-			parse_limit("wall-time", optarg, 'd', &o->limits.wall_time_us);
-			break;
-		case OPT_ADDRESS_SPACE:
-			parse_limit("address-space", optarg, 's', &o->limits.address_space);
-			break;
-		case OPT_FSIZE:
-			parse_limit("fsize", optarg, 's', &o->limits.fsize);
-			break;
-		case OPT_NOFILE:
-			parse_limit("nofile", optarg, 'n', &o->limits.nofile);
-			break;
-		case OPT_STACK:
-			parse_limit("stack", optarg, 's', &o->limits.stack);
-			break;
-		case OPT_STDIN:
-			o->stdin_path = optarg;
-			break;
-		case OPT_STDOUT:
-			o->stdout_path = optarg;
-			break;
-		case OPT_STDERR:
-			o->stderr_path = optarg;
-			break;
-		case OPT_CHDIR:
-			o->chdir = optarg;
-			break;
-		case OPT_ENV:
-			if (optarg[0] == '=' || optarg[0] == '\0')
-				log_fatalx(EXIT_USAGE, "--env %s: expected NAME=VALUE or NAME",
-					   optarg);
-			o->env_args = xreallocarray(o->env_args, o->n_env + 1, sizeof(char *));
-			o->env_args[o->n_env++] = optarg;
-			break;
-		case OPT_CLEAR_ENV:
-			o->clear_env = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -226,7 +175,30 @@ static void parse_options(int argc, char **argv, struct options *o)
 			exit(EXIT_USAGE);
 		}
 	}
-	if (optind >= argc)
+	if (o->profile && !o->config_file)
+		log_fatalx(EXIT_USAGE, "--profile %s: no --config file to take it from", o->profile);
+	if (o->config_file) {
+		char err[2048];
+
+		if (config_load(&o->cfg, o->config_file, o->profile, err, sizeof err) < 0)
+			log_fatalx(EXIT_USAGE, "%s", err);
+	}
+	/* Options override the file, in the order given. */
+	for (size_t i = 0; i < nvals; i++) {
+		struct config_source src = {.origin = CONFIG_CMDLINE};
+		const char *err = config_set(&o->cfg, vals[i].key, vals[i].value, &src);
+
+		if (err)
+			log_fatalx(EXIT_USAGE, "--%s %s: %s", vals[i].opt, vals[i].value, err);
+	}
+	free(vals);
+	{
+		char err[1024];
+
+		if (config_validate(&o->cfg, err, sizeof err) < 0)
+			log_fatalx(EXIT_USAGE, "%s", err);
+	}
+	if (optind >= argc && !o->check)
 		log_fatalx(EXIT_USAGE, "no program given; try 'proctord --help'");
 	o->argv = argv + optind;
 }
@@ -257,16 +229,16 @@ static void free_env(char **env)
 	free(env);
 }
 
-static char **build_env(const struct options *o)
+static char **build_env(const struct config *c)
 {
 	char **env = xcalloc(1, sizeof(char *));
 	size_t n = 0;
 
-	if (!o->clear_env)
+	if (!c->clear_env)
 		for (char **e = environ; *e; e++)
 			env = env_set(env, &n, xstrdup(*e));
-	for (size_t i = 0; i < o->n_env; i++) {
-		char *a = o->env_args[i];
+	for (size_t i = 0; i < c->n_env; i++) {
+		char *a = c->env[i];
 
 		if (strchr(a, '=')) {
 			env = env_set(env, &n, xstrdup(a));
@@ -386,7 +358,26 @@ int main(int argc, char **argv)
 	log_init("proctord");
 	ensure_stdio();
 	parse_options(argc, argv, &o);
-	env = build_env(&o);
+	if (o.check) {
+		size_t n;
+
+		printf("proctord %s: configuration check", PROCTOR_VERSION);
+		if (o.config_file)
+			printf(" of %s%s%s%s", o.config_file, o.profile ? " [" : "",
+			       o.profile ? o.profile : "", o.profile ? "]" : "");
+		printf("\n\n");
+		config_print_check(&o.cfg, stdout);
+		n = config_unhonoured(&o.cfg, stdout, "\ncannot be honoured: ");
+		config_free(&o.cfg);
+		return n ? EXIT_SETUP : 0;
+	}
+	/* A limit that is asked for and not enforced must never pass silently. */
+	if (config_unhonoured(&o.cfg, NULL, NULL) > 0) {
+		config_unhonoured(&o.cfg, stderr, o.cfg.strict ? "proctord: error: " : "proctord: warning: ");
+		if (o.cfg.strict)
+			return EXIT_SETUP;
+	}
+	env = build_env(&o.cfg);
 
 	if (o.daemonize)
 		ready_fd = daemonize();
@@ -412,14 +403,14 @@ int main(int argc, char **argv)
 	loop = ev_loop_new(EVBACKEND_EPOLL | EVFLAG_SIGNALFD | EVFLAG_NOENV);
 	if (!loop)
 		log_fatalx(EXIT_SETUP, "cannot create the event loop");
-	if (sbdir_open(&dir, o.dir, o.dir_mode, err, sizeof err) < 0)
+	if (sbdir_open(&dir, o.cfg.dir, o.cfg.dir_mode, err, sizeof err) < 0)
 		log_fatalx(EXIT_SETUP, "%s", err);
 	if (fifo_open(&fifo, loop, dir.fd, dir.path, &supervise_fifo_ops, &sv, err, sizeof err) <
 	    0) {
 		sbdir_close(&dir);
-		log_fatalx(EXIT_SETUP, "%s: %s", o.dir ? o.dir : "sandbox directory", err);
+		log_fatalx(EXIT_SETUP, "%s: %s", o.cfg.dir ? o.cfg.dir : "sandbox directory", err);
 	}
-	if (!o.daemonize && !o.dir) {
+	if (!o.daemonize && !o.cfg.dir) {
 		printf("%s\n", dir.path);
 		fflush(stdout);
 	}
@@ -427,12 +418,12 @@ int main(int argc, char **argv)
 	memset(&sc, 0, sizeof sc);
 	sc.argv = o.argv;
 	sc.envp = env;
-	sc.stdin_path = o.stdin_path;
-	sc.stdout_path = o.stdout_path;
-	sc.stderr_path = o.stderr_path;
+	sc.stdin_path = o.cfg.stdin_path;
+	sc.stdout_path = o.cfg.stdout_path;
+	sc.stderr_path = o.cfg.stderr_path;
 	sc.null_stdio = o.daemonize;
-	sc.chdir = o.chdir;
-	sc.limits = &o.limits;
+	sc.chdir = o.cfg.chdir;
+	sc.limits = &o.cfg.limits;
 	sc.nice = nice_value;
 	start_us = now_us();
 	if (spawn_start(&sc, &child) < 0) {
@@ -443,7 +434,7 @@ int main(int argc, char **argv)
 		errno = saved;
 		log_fatal(EXIT_SETUP, "cannot start %s", o.argv[0]);
 	}
-	if (supervise_init(&sv, loop, &o.limits, &child, &fifo, start_us) < 0) {
+	if (supervise_init(&sv, loop, &o.cfg.limits, &child, &fifo, start_us) < 0) {
 		/* Without its timers the limits would not hold: end it now. */
 		log_warn("cannot create timers");
 		kill(child.pid, SIGKILL);
@@ -459,11 +450,31 @@ int main(int argc, char **argv)
 	ev_run(loop, 0);
 
 	code = sv.exit_code;
+	if (o.cfg.report) {
+		struct report_final rf = {
+			.outcome = &sv.outcome,
+			.limits = &o.cfg.limits,
+			.cpu_us = sv.final_cpu_us,
+			.user_us = sv.measure.reaped_user_ns / 1000u,
+			.sys_us = sv.measure.reaped_sys_ns / 1000u,
+			.wall_us = sv.end_us - sv.start_us,
+			.peak_memory = sv.measure.peak_bytes,
+			.interrupted = sv.interrupted,
+		};
+
+		if (report_write_json(o.cfg.report, &rf, err, sizeof err) < 0) {
+			/* After daemonizing, stderr is /dev/null: the exit code
+			 * is what says the report is missing. */
+			log_warnx("report: %s", err);
+			if (code == EXIT_PROTOCOL_DONE)
+				code = EXIT_INTERNAL;
+		}
+	}
 	supervise_finish(&sv);
 	fifo_close(&fifo);
 	sbdir_close(&dir);
 	ev_loop_destroy(loop);
 	free_env(env);
-	free(o.env_args);
+	config_free(&o.cfg);
 	return code;
 }

@@ -100,8 +100,18 @@ static uint64_t measure_ru_ns(const struct rusage *ru)
 void measure_reaped(struct measure *m, pid_t pid, const struct rusage *ru)
 {
 	struct measure_proc *p = measure_find(m->procs, m->n, pid);
+	uint64_t maxrss = (uint64_t)ru->ru_maxrss * 1024u;
 
 	m->reaped_ns += measure_ru_ns(ru);
+	m->reaped_user_ns += (uint64_t)ru->ru_utime.tv_sec * 1000000000u +
+			     (uint64_t)ru->ru_utime.tv_usec * 1000u;
+	m->reaped_sys_ns += (uint64_t)ru->ru_stime.tv_sec * 1000000000u +
+			    (uint64_t)ru->ru_stime.tv_usec * 1000u;
+	/* ru_maxrss is a process's own high-water mark (kilobytes). It can
+	 * carry its parent's across execve, which here is proctord's small
+	 * footprint: a lower bound, never an inflation worth correcting. */
+	if (maxrss > m->peak_bytes)
+		m->peak_bytes = maxrss;
 	if (p) {
 		/* The rusage covers it and everything it reaped: forget it, so
 		 * that its vanished children are not credited twice. */
@@ -342,6 +352,8 @@ void measure_sample(struct measure *m, uint64_t *cpu_us, uint64_t *rss_bytes)
 	if (total_us < m->last_cpu_us)
 		total_us = m->last_cpu_us;
 	m->last_cpu_us = total_us;
+	if (rss > m->peak_bytes)
+		m->peak_bytes = rss;
 	*cpu_us = total_us;
 	*rss_bytes = rss;
 }

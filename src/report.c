@@ -1,14 +1,21 @@
 // SPDX-License-Identifier: ISC
 // Status lines and responses: the closed set of heads and their human texts.
 #include <ctype.h>
+#include <errno.h>
+#include <jansson.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "report.h"
 #include "units.h"
+#include "util.h"
 
 static const char *const kill_reason_names[] = {
 	[KILL_NONE] = "none",
@@ -182,4 +189,117 @@ size_t report_response(uint64_t cpu_us, uint64_t rss_bytes, const char *status, 
 		return len - 1;
 	}
 	return (size_t)n;
+}
+
+static json_t *report_limit(uint64_t v)
+{
+	return v == UNITS_UNLIMITED ? json_null() : json_integer((json_int_t)v);
+}
+
+static json_t *report_status_json(const struct outcome *o, const struct limits *l)
+{
+	char line[REPORT_STATUS_MAX], name[32], head[REPORT_STATUS_MAX];
+	static const char *const kinds[] = {
+		[OUTCOME_RUNNING] = "running", [OUTCOME_EXITED] = "exited",
+		[OUTCOME_SIGNALED] = "signaled", [OUTCOME_KILLED] = "killed",
+		[OUTCOME_FAILED] = "failed",
+	};
+	const char *colon;
+	json_t *st;
+
+	report_status_line(o, l, line, sizeof line);
+	colon = strstr(line, ": ");
+	snprintf(head, sizeof head, "%.*s", colon ? (int)(colon - line) : (int)strlen(line), line);
+	st = json_pack("{s:s, s:s, s:s, s:s?}", "line", line, "head", head, "kind", kinds[o->kind],
+		       "text", colon ? colon + 2 : NULL);
+	json_object_set_new(st, "exit_code",
+			    o->kind == OUTCOME_EXITED ? json_integer(o->code) : json_null());
+	if (o->kind == OUTCOME_SIGNALED || (o->kind == OUTCOME_KILLED && o->code > 0)) {
+		report_signal_name(o->code, name, sizeof name);
+		json_object_set_new(st, "signal", json_string(name));
+	} else {
+		json_object_set_new(st, "signal", json_null());
+	}
+	json_object_set_new(st, "reason",
+			    o->kind == OUTCOME_KILLED ? json_string(report_kill_reason_name(o->reason))
+						      : json_null());
+	json_object_set_new(st, "stage",
+			    o->kind == OUTCOME_FAILED ? json_string(report_stage_name(o->stage))
+						      : json_null());
+	return st;
+}
+
+int report_write_json(const char *path, const struct report_final *f, char *err, size_t errlen)
+{
+	const struct limits *l = f->limits;
+	json_t *root, *limits, *sources, *unenforced;
+	char *tmp, *dircopy;
+	int fd, rc = -1;
+
+	limits = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I}",
+			   "cpu_time_us", report_limit(l->cpu_time_us), "wall_time_us",
+			   report_limit(l->wall_time_us), "address_space_bytes",
+			   report_limit(l->address_space), "fsize_bytes", report_limit(l->fsize),
+			   "nofile", report_limit(l->nofile), "stack_bytes", report_limit(l->stack),
+			   "memory_max_bytes", report_limit(l->memory_max), "memory_high_bytes",
+			   report_limit(l->memory_high), "pids", report_limit(l->pids),
+			   "cpus_milli", report_limit(l->cpus_milli), "grace_us",
+			   (json_int_t)l->grace_us);
+	/* Limits that were asked for but that this version cannot enforce. */
+	unenforced = json_array();
+	if (l->memory_max != UNITS_UNLIMITED)
+		json_array_append_new(unenforced, json_string("memory_max"));
+	if (l->memory_high != UNITS_UNLIMITED)
+		json_array_append_new(unenforced, json_string("memory_high"));
+	if (l->pids != UNITS_UNLIMITED)
+		json_array_append_new(unenforced, json_string("pids"));
+	if (l->cpus_milli != UNITS_UNLIMITED)
+		json_array_append_new(unenforced, json_string("cpus"));
+	sources = json_pack(
+		"{s:s, s:s, s:s, s:s, s:s, s:s}", "cpu",
+		"rusage of every reaped process of the tree (exact once the tree has ended)",
+		"user_sys", "rusage of every reaped process of the tree", "wall",
+		"CLOCK_MONOTONIC from the start to the end of the program", "peak_memory",
+		"largest of the /proc/PID/statm samples and of the reaped processes' ru_maxrss",
+		"oom_kills", "not available without cgroups", "output_bytes",
+		"not counted by this version (output passes straight to its destination)");
+	root = json_pack("{s:i, s:o, s:I, s:I, s:I, s:I, s:I, s:n, s:n, s:b, s:o, s:o, s:o}",
+			 "version", 1, "status", report_status_json(f->outcome, l), "cpu_us",
+			 (json_int_t)f->cpu_us, "user_us", (json_int_t)f->user_us, "sys_us",
+			 (json_int_t)f->sys_us, "wall_us", (json_int_t)f->wall_us,
+			 "peak_memory_bytes", (json_int_t)f->peak_memory, "oom_kills",
+			 "output_bytes", "interrupted", f->interrupted, "limits", limits,
+			 "not_enforced", unenforced, "sources", sources);
+	if (!root) {
+		snprintf(err, errlen, "cannot build the JSON report");
+		return -1;
+	}
+	/* Beside the target, so that rename() is atomic: a reader sees the old
+	 * report or the whole new one, never half of it. */
+	dircopy = xstrdup(path);
+	xasprintf(&tmp, "%s/.%s.XXXXXX", dirname(dircopy), strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (fchmod(fd, 0644) < 0 || json_dumpfd(root, fd, JSON_INDENT(2) | JSON_SORT_KEYS) < 0 ||
+	    write(fd, "\n", 1) != 1 || fsync(fd) < 0) {
+		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		goto out;
+	}
+	close(fd);
+	if (rename(tmp, path) < 0) {
+		snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	rc = 0;
+out:
+	json_decref(root);
+	free(tmp);
+	free(dircopy);
+	return rc;
 }

@@ -166,6 +166,23 @@ const char *units_parse_size(const char *s, int allow_unlimited, uint64_t *out_b
 				out_bytes);
 }
 
+static const struct unit cpu_units[] = {
+	{"", 1000}, {"%", 10}, {NULL, 0},
+};
+
+const char *units_parse_cpus(const char *s, int allow_unlimited, uint64_t *out_milli)
+{
+	const char *err = parse_with_units(s, allow_unlimited, cpu_units,
+					   "expected a number of CPUs (1.5) or a percentage (150%)",
+					   out_milli);
+
+	if (err)
+		return err;
+	if (*out_milli == 0)
+		return "must be more than 0 (at least 0.001 CPU)";
+	return NULL;
+}
+
 const char *units_parse_count(const char *s, int allow_unlimited, uint64_t *out)
 {
 	uint64_t v = 0;
@@ -246,4 +263,21 @@ void units_format_size(uint64_t bytes, char *buf, size_t len)
 		}
 	}
 	snprintf(buf, len, "%" PRIu64 "B", bytes);
+}
+
+void units_format_cpus(uint64_t milli, char *buf, size_t len)
+{
+	if (milli == UNITS_UNLIMITED)
+		snprintf(buf, len, "unlimited");
+	else if (milli % 1000 == 0)
+		snprintf(buf, len, "%" PRIu64, milli / 1000);
+	else
+		snprintf(buf, len, "%" PRIu64 ".%03" PRIu64, milli / 1000, milli % 1000);
+	/* "1.500" reads better as "1.5". */
+	if (strchr(buf, '.')) {
+		size_t n = strlen(buf);
+
+		while (n > 0 && buf[n - 1] == '0')
+			buf[--n] = '\0';
+	}
 }

@@ -110,6 +110,25 @@ static void counts_are_whole_numbers(void **state)
 	assert_non_null(units_parse_count("99999999999999999999999", 0, &v));
 }
 
+static void cpu_shares_take_cpus_or_percent(void **state)
+{
+	uint64_t v;
+
+	assert_null(units_parse_cpus("1.5", 1, &v));
+	assert_int_equal(v, 1500);
+	assert_null(units_parse_cpus("150%", 1, &v));
+	assert_int_equal(v, 1500);
+	assert_null(units_parse_cpus("0.25", 1, &v));
+	assert_int_equal(v, 250);
+	assert_null(units_parse_cpus("unlimited", 1, &v));
+	assert_true(v == UNITS_UNLIMITED);
+	assert_non_null(units_parse_cpus("0", 1, &v));
+	assert_non_null(units_parse_cpus("0%", 1, &v));
+	assert_non_null(units_parse_cpus("-1", 1, &v));
+	assert_non_null(units_parse_cpus("2 cores", 1, &v));
+	assert_non_null(units_parse_cpus("", 1, &v));
+}
+
 static void formatting_reads_back(void **state)
 {
 	char buf[32];
@@ -144,6 +163,7 @@ int main(void)
 		cmocka_unit_test(sizes_accept_binary_and_decimal),
 		cmocka_unit_test(sizes_reject_junk_and_overflow),
 		cmocka_unit_test(counts_are_whole_numbers),
+		cmocka_unit_test(cpu_shares_take_cpus_or_percent),
 		cmocka_unit_test(formatting_reads_back),
 	};
 

@@ -1,0 +1,616 @@
+// SPDX-License-Identifier: ISC
+// The configuration: built-in defaults, proctor.conf profiles and options, and where each value came from.
+//
+// Options and the file go through the same table and the same parsers, so
+// "memory_max = 256MiB" in a file and "--memory-max 256MiB" on the command
+// line accept exactly the same text.
+#include <errno.h>
+#include <ini.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "config.h"
+#include "units.h"
+#include "util.h"
+
+#define OFF(field) offsetof(struct config, field)
+
+static const char cgroup_only[] = "needs cgroups: NOT enforced by this version";
+
+const struct config_key config_keys[] = {
+	{"cpu_time", CONFIG_DURATION, OFF(limits.cpu_time_us), "DURATION",
+	 "deadline timer on the tree's CPU time; RLIMIT_CPU per process as a backstop", 0},
+	{"wall_time", CONFIG_DURATION, OFF(limits.wall_time_us), "DURATION",
+	 "timer from the start of the program", 0},
+	{"address_space", CONFIG_SIZE, OFF(limits.address_space), "SIZE", "RLIMIT_AS, per process",
+	 0},
+	{"fsize", CONFIG_SIZE, OFF(limits.fsize), "SIZE", "RLIMIT_FSIZE, per process", 0},
+	{"nofile", CONFIG_COUNT, OFF(limits.nofile), "N", "RLIMIT_NOFILE, soft = hard, per process",
+	 0},
+	{"stack", CONFIG_SIZE, OFF(limits.stack), "SIZE", "RLIMIT_STACK, per process", 0},
+	{"memory_max", CONFIG_SIZE, OFF(limits.memory_max), "SIZE", cgroup_only, 1},
+	{"memory_high", CONFIG_SIZE, OFF(limits.memory_high), "SIZE", cgroup_only, 1},
+	{"pids", CONFIG_COUNT, OFF(limits.pids), "N", cgroup_only, 1},
+	{"cpus", CONFIG_CPUS, OFF(limits.cpus_milli), "CPUS", cgroup_only, 1},
+	{"grace", CONFIG_DURATION, OFF(limits.grace_us), "DURATION",
+	 "timer after a terminating wait; then the tree is killed", 0},
+	{"dir", CONFIG_PATH, OFF(dir), "DIR", NULL, 0},
+	{"dir_mode", CONFIG_MODE, OFF(dir_mode), "MODE", NULL, 0},
+	{"stdin", CONFIG_PATH, OFF(stdin_path), "FILE", NULL, 0},
+	{"stdout", CONFIG_PATH, OFF(stdout_path), "FILE", NULL, 0},
+	{"stderr", CONFIG_PATH, OFF(stderr_path), "FILE", NULL, 0},
+	{"chdir", CONFIG_PATH, OFF(chdir), "DIR", NULL, 0},
+	{"env", CONFIG_ENV, OFF(env), "NAME=VALUE", NULL, 0},
+	{"clear_env", CONFIG_BOOL, OFF(clear_env), NULL, NULL, 0},
+	{"report", CONFIG_PATH, OFF(report), "FILE", NULL, 0},
+	{"strict", CONFIG_BOOL, OFF(strict), NULL, NULL, 0},
+	{NULL, 0, 0, NULL, NULL, 0},
+};
+
+void config_init(struct config *c)
+{
+	memset(c, 0, sizeof *c);
+	limits_init(&c->limits);
+	c->dir_mode = 0700;
+}
+
+void config_free(struct config *c)
+{
+	free(c->dir);
+	free(c->stdin_path);
+	free(c->stdout_path);
+	free(c->stderr_path);
+	free(c->chdir);
+	free(c->report);
+	for (size_t i = 0; i < c->n_env; i++)
+		free(c->env[i]);
+	free(c->env);
+	memset(c, 0, sizeof *c);
+}
+
+const struct config_key *config_key_find(const char *name)
+{
+	for (const struct config_key *k = config_keys; k->name; k++) {
+		size_t i;
+
+		/* "memory-max" names the same key as "memory_max". */
+		for (i = 0; k->name[i] && name[i]; i++)
+			if (k->name[i] != name[i] && !(k->name[i] == '_' && name[i] == '-'))
+				break;
+		if (!k->name[i] && !name[i])
+			return k;
+	}
+	return NULL;
+}
+
+size_t config_key_index(const struct config_key *k)
+{
+	return (size_t)(k - config_keys);
+}
+
+static uint64_t *config_u64(struct config *c, const struct config_key *k)
+{
+	return (uint64_t *)(void *)((char *)c + k->offset);
+}
+
+static const uint64_t *config_cu64(const struct config *c, const struct config_key *k)
+{
+	return (const uint64_t *)(const void *)((const char *)c + k->offset);
+}
+
+static char **config_str(struct config *c, const struct config_key *k)
+{
+	return (char **)(void *)((char *)c + k->offset);
+}
+
+static int *config_int(struct config *c, const struct config_key *k)
+{
+	return (int *)(void *)((char *)c + k->offset);
+}
+
+static const char *config_parse_bool(const char *v, int *out)
+{
+	static const char *const yes[] = {"true", "yes", "on", "1"};
+	static const char *const no[] = {"false", "no", "off", "0"};
+
+	for (size_t i = 0; i < 4; i++) {
+		if (strcasecmp(v, yes[i]) == 0) {
+			*out = 1;
+			return NULL;
+		}
+		if (strcasecmp(v, no[i]) == 0) {
+			*out = 0;
+			return NULL;
+		}
+	}
+	return "expected true or false (also yes/no, on/off, 1/0)";
+}
+
+const char *config_set(struct config *c, const struct config_key *k, const char *value,
+		       const struct config_source *src)
+{
+	const char *err = NULL;
+	uint64_t v;
+
+	switch (k->type) {
+	case CONFIG_DURATION:
+		/* A grace period is always finite: the terminating wait ends. */
+		err = units_parse_duration(value, strcmp(k->name, "grace") != 0, &v);
+		break;
+	case CONFIG_SIZE:
+		err = units_parse_size(value, 1, &v);
+		break;
+	case CONFIG_COUNT:
+		err = units_parse_count(value, 1, &v);
+		break;
+	case CONFIG_CPUS:
+		err = units_parse_cpus(value, 1, &v);
+		break;
+	case CONFIG_PATH:
+		if (!value[0])
+			return "expected a path";
+		free(*config_str(c, k));
+		*config_str(c, k) = xstrdup(value);
+		break;
+	case CONFIG_MODE: {
+		char *end;
+		long m;
+
+		errno = 0;
+		m = strtol(value, &end, 8);
+		if (errno || end == value || *end || m < 0 || m > 07777)
+			return "expected an octal mode such as 0700";
+		c->dir_mode = (mode_t)m;
+		break;
+	}
+	case CONFIG_BOOL:
+		err = config_parse_bool(value, config_int(c, k));
+		break;
+	case CONFIG_ENV:
+		if (value[0] == '=' || value[0] == '\0')
+			return "expected NAME=VALUE or NAME";
+		c->env = xreallocarray(c->env, c->n_env + 1, sizeof *c->env);
+		c->env[c->n_env++] = xstrdup(value);
+		break;
+	}
+	if (err)
+		return err;
+	if (k->type == CONFIG_DURATION || k->type == CONFIG_SIZE || k->type == CONFIG_COUNT ||
+	    k->type == CONFIG_CPUS)
+		*config_u64(c, k) = v;
+	if (src)
+		c->source[config_key_index(k)] = *src;
+	return NULL;
+}
+
+int config_is_set(const struct config *c, const struct config_key *k)
+{
+	struct config d;
+
+	switch (k->type) {
+	case CONFIG_PATH:
+		return *(char *const *)(const void *)((const char *)c + k->offset) != NULL;
+	case CONFIG_ENV:
+		return c->n_env > 0;
+	case CONFIG_BOOL:
+		return *(const int *)(const void *)((const char *)c + k->offset) != 0;
+	case CONFIG_MODE:
+		return c->dir_mode != 0700;
+	default:
+		config_init(&d);
+		return *config_cu64(c, k) != *config_cu64(&d, k);
+	}
+}
+
+void config_format(const struct config *c, const struct config_key *k, char *buf, size_t len)
+{
+	const char *s;
+
+	switch (k->type) {
+	case CONFIG_DURATION:
+		units_format_duration(*config_cu64(c, k), buf, len);
+		break;
+	case CONFIG_SIZE:
+		units_format_size(*config_cu64(c, k), buf, len);
+		break;
+	case CONFIG_COUNT:
+		if (*config_cu64(c, k) == UNITS_UNLIMITED)
+			snprintf(buf, len, "unlimited");
+		else
+			snprintf(buf, len, "%llu", (unsigned long long)*config_cu64(c, k));
+		break;
+	case CONFIG_CPUS:
+		units_format_cpus(*config_cu64(c, k), buf, len);
+		break;
+	case CONFIG_PATH:
+		s = *(char *const *)(const void *)((const char *)c + k->offset);
+		snprintf(buf, len, "%s", s ? s : "unset");
+		break;
+	case CONFIG_MODE:
+		snprintf(buf, len, "%04o", (unsigned)c->dir_mode);
+		break;
+	case CONFIG_BOOL:
+		snprintf(buf, len, "%s",
+			 *(const int *)(const void *)((const char *)c + k->offset) ? "true" : "false");
+		break;
+	case CONFIG_ENV: {
+		size_t used = 0;
+
+		buf[0] = '\0';
+		for (size_t i = 0; i < c->n_env && used + 1 < len; i++)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? " " : "",
+						 c->env[i]);
+		if (c->n_env == 0)
+			snprintf(buf, len, "unset");
+		break;
+	}
+	}
+}
+
+void config_source_text(const struct config_source *s, char *buf, size_t len)
+{
+	switch (s->origin) {
+	case CONFIG_DEFAULT:
+		snprintf(buf, len, "default");
+		break;
+	case CONFIG_CMDLINE:
+		snprintf(buf, len, "command line");
+		break;
+	case CONFIG_FILE:
+		if (s->profile[0])
+			snprintf(buf, len, "%s:%u [%s]", s->file, s->line, s->profile);
+		else
+			snprintf(buf, len, "%s:%u", s->file, s->line);
+		break;
+	}
+}
+
+int config_validate(const struct config *c, char *err, size_t errlen)
+{
+	if (c->limits.memory_high != UNITS_UNLIMITED && c->limits.memory_max != UNITS_UNLIMITED &&
+	    c->limits.memory_high > c->limits.memory_max) {
+		char hi[32], max[32], s1[300], s2[300];
+
+		units_format_size(c->limits.memory_high, hi, sizeof hi);
+		units_format_size(c->limits.memory_max, max, sizeof max);
+		config_source_text(&c->source[config_key_index(config_key_find("memory_high"))], s1,
+				   sizeof s1);
+		config_source_text(&c->source[config_key_index(config_key_find("memory_max"))], s2,
+				   sizeof s2);
+		snprintf(err, errlen,
+			 "memory_high = %s (%s) is above memory_max = %s (%s): the soft limit "
+			 "must not exceed the hard one",
+			 hi, s1, max, s2);
+		return -1;
+	}
+	return 0;
+}
+
+/* --- the file --- */
+
+struct ini_entry {
+	char *section;
+	char *key;
+	char *value;
+	unsigned line;
+};
+
+struct ini_state {
+	FILE *f;
+	unsigned line;
+	unsigned long_line; /* first line longer than inih reads at once */
+	struct ini_entry *v;
+	size_t n, cap;
+};
+
+/* inih as Debian builds it does not pass line numbers to the handler: count
+ * them here, since the handler runs right after its line was read. */
+static char *config_reader(char *str, int num, void *stream)
+{
+	struct ini_state *st = stream;
+	char *s = fgets(str, num, st->f);
+	size_t n;
+
+	if (!s)
+		return NULL;
+	st->line++;
+	n = strlen(s);
+	if (n > 0 && s[n - 1] != '\n' && !feof(st->f) && !st->long_line)
+		st->long_line = st->line;
+	return s;
+}
+
+static int config_handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct ini_state *st = user;
+	struct ini_entry *e;
+	size_t n = strlen(value);
+
+	if (st->n == st->cap) {
+		st->cap = st->cap ? st->cap * 2 : 32;
+		st->v = xreallocarray(st->v, st->cap, sizeof *st->v);
+	}
+	e = &st->v[st->n++];
+	e->section = xstrdup(section);
+	e->key = xstrdup(name);
+	/* "12 GiB" as the seed documents wrote it: quotes are a convenience. */
+	if (n >= 2 && value[0] == '"' && value[n - 1] == '"') {
+		e->value = xstrdup(value + 1);
+		e->value[n - 2] = '\0';
+	} else {
+		e->value = xstrdup(value);
+	}
+	e->line = st->line;
+	return 1;
+}
+
+static void config_free_entries(struct ini_state *st)
+{
+	for (size_t i = 0; i < st->n; i++) {
+		free(st->v[i].section);
+		free(st->v[i].key);
+		free(st->v[i].value);
+	}
+	free(st->v);
+}
+
+/* The entry that names profile p's parent, or NULL. */
+static const struct ini_entry *config_inherit_of(const struct ini_state *st, const char *p)
+{
+	const struct ini_entry *found = NULL;
+
+	for (size_t i = 0; i < st->n; i++)
+		if (strcmp(st->v[i].section, p) == 0 && strcmp(st->v[i].key, "inherit") == 0)
+			found = &st->v[i];
+	return found;
+}
+
+static int config_has_profile(const struct ini_state *st, const char *p)
+{
+	for (size_t i = 0; i < st->n; i++)
+		if (strcmp(st->v[i].section, p) == 0)
+			return 1;
+	return 0;
+}
+
+static void config_list_profiles(const struct ini_state *st, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < st->n && used + 1 < len; i++) {
+		const char *p = st->v[i].section;
+		int seen = 0;
+
+		if (!p[0])
+			continue;
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(st->v[j].section, p) == 0)
+				seen = 1;
+		if (!seen)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", p);
+	}
+	if (!buf[0])
+		snprintf(buf, len, "none");
+}
+
+static void config_list_keys(char *buf, size_t len)
+{
+	size_t used = 0;
+
+	for (const struct config_key *k = config_keys; k->name && used + 1 < len; k++)
+		used += (size_t)snprintf(buf + used, len - used, "%s, ", k->name);
+	snprintf(buf + used, len - used, "inherit (in a profile)");
+}
+
+/* Every line is checked, for every profile: a typo in [java] is an error when
+ * running [c] too. */
+static int config_check_entries(const struct ini_state *st, const char *file, char *err,
+				size_t errlen)
+{
+	const char *prev = NULL;
+
+	for (size_t i = 0; i < st->n; i++) {
+		const struct ini_entry *e = &st->v[i];
+		const struct config_key *k;
+		struct config scratch;
+		const char *why;
+
+		/* A section that comes back after another one was split. */
+		if (prev && strcmp(prev, e->section) != 0) {
+			for (size_t j = 0; j < i; j++) {
+				if (strcmp(st->v[j].section, e->section) == 0) {
+					snprintf(err, errlen,
+						 "%s:%u: [%s] appears a second time; put each "
+						 "profile's keys in one section",
+						 file, e->line, e->section);
+					return -1;
+				}
+			}
+		}
+		prev = e->section;
+		if (strcmp(e->key, "inherit") == 0) {
+			if (!e->section[0]) {
+				snprintf(err, errlen,
+					 "%s:%u: inherit = %s: inherit belongs in a [profile], "
+					 "not before the first section",
+					 file, e->line, e->value);
+				return -1;
+			}
+			if (!config_has_profile(st, e->value)) {
+				char profiles[512];
+
+				config_list_profiles(st, profiles, sizeof profiles);
+				snprintf(err, errlen,
+					 "%s:%u: inherit = %s: no such profile (profiles: %s)", file,
+					 e->line, e->value, profiles);
+				return -1;
+			}
+			continue;
+		}
+		k = config_key_find(e->key);
+		if (!k || strchr(e->key, '-')) {
+			char keys[1024];
+
+			config_list_keys(keys, sizeof keys);
+			snprintf(err, errlen, "%s:%u: unknown key \"%s\" (keys: %s)", file, e->line,
+				 e->key, keys);
+			return -1;
+		}
+		config_init(&scratch);
+		why = config_set(&scratch, k, e->value, NULL);
+		config_free(&scratch);
+		if (why) {
+			snprintf(err, errlen, "%s:%u: %s = %s: %s", file, e->line, e->key, e->value,
+				 why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void config_apply_section(struct config *c, const struct ini_state *st, const char *file,
+				 const char *section)
+{
+	for (size_t i = 0; i < st->n; i++) {
+		const struct ini_entry *e = &st->v[i];
+		struct config_source src = {.origin = CONFIG_FILE, .file = file, .line = e->line};
+
+		if (strcmp(e->section, section) != 0 || strcmp(e->key, "inherit") == 0)
+			continue;
+		snprintf(src.profile, sizeof src.profile, "%s", section);
+		config_set(c, config_key_find(e->key), e->value, &src);
+	}
+}
+
+int config_load(struct config *c, const char *file, const char *profile, char *err,
+		size_t errlen)
+{
+	struct ini_state st;
+	const char *chain[64];
+	size_t depth = 0;
+	int rc;
+
+	memset(&st, 0, sizeof st);
+	st.f = fopen(file, "re");
+	if (!st.f) {
+		snprintf(err, errlen, "%s: %s", file, strerror(errno));
+		return -1;
+	}
+	rc = ini_parse_stream(config_reader, &st, config_handler, &st);
+	fclose(st.f);
+	if (st.long_line && (rc == 0 || (unsigned)rc > st.long_line)) {
+		snprintf(err, errlen, "%s:%u: line too long (at most %d characters)", file,
+			 st.long_line, INI_MAX_LINE - 2);
+		goto fail;
+	}
+	if (rc != 0) {
+		snprintf(err, errlen,
+			 rc > 0 ? "%s:%d: syntax error: expected [profile], key = value, or a "
+				  "comment starting with ; or #"
+				: "%s: cannot read the file (%d)",
+			 file, rc);
+		goto fail;
+	}
+	if (config_check_entries(&st, file, err, errlen) < 0)
+		goto fail;
+
+	if (!profile && config_has_profile(&st, "default"))
+		profile = "default";
+	if (profile && !config_has_profile(&st, profile)) {
+		char profiles[512];
+
+		config_list_profiles(&st, profiles, sizeof profiles);
+		snprintf(err, errlen, "%s: no profile [%s] (profiles: %s)", file, profile, profiles);
+		goto fail;
+	}
+	/* The chain: the profile, its parent, ..., the farthest ancestor. */
+	for (const char *p = profile; p;) {
+		const struct ini_entry *up;
+
+		for (size_t i = 0; i < depth; i++) {
+			if (strcmp(chain[i], p) == 0) {
+				char path[1024];
+				size_t used = 0;
+
+				for (size_t j = i; j < depth; j++)
+					used += (size_t)snprintf(path + used, sizeof path - used,
+								 "%s -> ", chain[j]);
+				snprintf(path + used, sizeof path - used, "%s", p);
+				up = config_inherit_of(&st, chain[depth - 1]);
+				snprintf(err, errlen, "%s:%u: inherit cycle: %s", file,
+					 up ? up->line : 0, path);
+				goto fail;
+			}
+		}
+		if (depth == sizeof chain / sizeof chain[0]) {
+			snprintf(err, errlen, "%s: profiles inherit more than %zu deep", file,
+				 depth);
+			goto fail;
+		}
+		chain[depth++] = p;
+		up = config_inherit_of(&st, p);
+		p = up ? up->value : NULL;
+	}
+	config_apply_section(c, &st, file, "");
+	while (depth > 0)
+		config_apply_section(c, &st, file, chain[--depth]);
+	config_free_entries(&st);
+	return 0;
+fail:
+	config_free_entries(&st);
+	return -1;
+}
+
+size_t config_unhonoured(const struct config *c, FILE *out, const char *prefix)
+{
+	size_t n = 0;
+
+	for (const struct config_key *k = config_keys; k->name; k++) {
+		char v[64], src[320];
+
+		if (!k->needs_cgroups || !config_is_set(c, k))
+			continue;
+		config_format(c, k, v, sizeof v);
+		config_source_text(&c->source[config_key_index(k)], src, sizeof src);
+		if (out)
+			fprintf(out,
+				"%s%s = %s (%s) cannot be honoured: it needs cgroup support, which "
+				"this version of proctord does not have\n",
+				prefix, k->name, v, src);
+		n++;
+	}
+	return n;
+}
+
+void config_print_check(const struct config *c, FILE *out)
+{
+	fprintf(out, "%-14s %-12s %-32s %s\n", "key", "value", "from", "enforced by");
+	for (const struct config_key *k = config_keys; k->name; k++) {
+		char v[512], src[320];
+
+		/* Limits always; other keys when they were given. */
+		if (!k->mechanism && !config_is_set(c, k))
+			continue;
+		config_format(c, k, v, sizeof v);
+		config_source_text(&c->source[config_key_index(k)], src, sizeof src);
+		if (k->mechanism)
+			fprintf(out, "%-14s %-12s %-32s %s\n", k->name, v, src,
+				config_is_set(c, k) || strcmp(k->name, "grace") == 0 ? k->mechanism
+										     : "-");
+		else
+			fprintf(out, "%-14s %-12s %s\n", k->name, v, src);
+	}
+	fprintf(out, "\n%-14s %s\n", "figure", "source");
+	fprintf(out, "%-14s %s\n", "cpu",
+		"CPU clocks of the live processes (/proc) + rusage of the reaped ones");
+	fprintf(out, "%-14s %s\n", "memory", "sum of /proc/PID/statm resident over the live tree");
+	fprintf(out, "%-14s %s\n", "peak_memory",
+		"largest of the /proc samples and of the reaped processes' ru_maxrss");
+	fprintf(out, "%-14s %s\n", "oom_kills", "not available without cgroups");
+	fprintf(out, "%-14s %s\n", "tree kill",
+		"SIGKILL to every descendant found through /proc (proctord is a subreaper)");
+}
