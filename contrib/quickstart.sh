@@ -59,7 +59,7 @@ have_dep() {
 }
 
 install_deps() {
-  deps="build-essential meson ninja-build pkg-config libev-dev libbsd-dev libcmocka-dev util-linux procps"
+  deps="build-essential meson ninja-build pkg-config libev-dev libbsd-dev libinih-dev libjansson-dev libcmocka-dev scdoc util-linux procps"
   missing=
   for p in $deps; do
     have_dep "$p" || missing="$missing $p"
