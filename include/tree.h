@@ -16,6 +16,10 @@ struct tree_list {
 	size_t n, cap;
 };
 
+/* Call cb(ctx, pid, parent) for each pid of a /proc/.../children list. */
+void tree_parse_children(const char *buf, pid_t parent,
+			 void (*cb)(void *ctx, pid_t pid, pid_t parent), void *ctx);
+
 void tree_list_init(struct tree_list *t);
 void tree_list_free(struct tree_list *t);
 

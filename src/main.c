@@ -273,7 +273,7 @@ static void ensure_stdio(void)
  * the directory it sends, and exits; a set-up failure is the daemon's exit
  * code, its message already on the shared stderr. Returns the write end of
  * the readiness pipe in the daemon. */
-static int daemonize(void)
+static int daemonize(struct options *o, char **env)
 {
 	int p[2];
 	pid_t pid;
@@ -299,6 +299,9 @@ static int daemonize(void)
 			if (n > 0)
 				got += (size_t)n;
 		buf[got] = '\0';
+		/* The daemon has its own copy of all that; this side is done. */
+		free_env(env);
+		config_free(&o->cfg);
 		if (got > 0 && buf[got - 1] == '\n') {
 			fputs(buf, stdout);
 			exit(fflush(stdout) == 0 ? 0 : EXIT_SETUP);
@@ -380,7 +383,7 @@ int main(int argc, char **argv)
 	env = build_env(&o.cfg);
 
 	if (o.daemonize)
-		ready_fd = daemonize();
+		ready_fd = daemonize(&o, env);
 	/* A client gone mid-answer is EPIPE, not death. */
 	signal(SIGPIPE, SIG_IGN);
 	/* Orphans of the program come back to proctord, not to init, so the

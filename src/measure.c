@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "measure.h"
+#include "tree.h"
 #include "util.h"
 
 /* Descriptors kept open at most; beyond, files are opened per sample. A fork
@@ -172,20 +173,14 @@ static void measure_push(struct measure_walk *w, pid_t pid, pid_t ppid)
 	w->n++;
 }
 
+static void measure_push_cb(void *ctx, pid_t pid, pid_t parent)
+{
+	measure_push(ctx, pid, parent);
+}
+
 static void measure_push_children(struct measure_walk *w, pid_t parent, const char *buf)
 {
-	const char *p = buf;
-
-	while (*p) {
-		char *end;
-		long v = strtol(p, &end, 10);
-
-		if (end == p)
-			break;
-		if (v > 0)
-			measure_push(w, (pid_t)v, parent);
-		p = end;
-	}
+	tree_parse_children(buf, parent, measure_push_cb, w);
 }
 
 /* Children of every thread but the main one: forked by a thread, a child is

@@ -42,7 +42,8 @@ static void tree_push(struct tree_list *t, pid_t pid, pid_t ppid)
 	t->n++;
 }
 
-static void tree_parse_children(struct tree_list *t, pid_t parent, const char *buf)
+void tree_parse_children(const char *buf, pid_t parent,
+			 void (*cb)(void *ctx, pid_t pid, pid_t parent), void *ctx)
 {
 	const char *p = buf;
 
@@ -53,11 +54,14 @@ static void tree_parse_children(struct tree_list *t, pid_t parent, const char *b
 		if (end == p)
 			break;
 		if (v > 0)
-			tree_push(t, (pid_t)v, parent);
+			cb(ctx, (pid_t)v, parent);
 		p = end;
-		while (*p == ' ' || *p == '\n')
-			p++;
 	}
+}
+
+static void tree_push_cb(void *ctx, pid_t pid, pid_t parent)
+{
+	tree_push(ctx, pid, parent);
 }
 
 /* Children of every thread of pid: a child forked by a thread is listed in
@@ -87,7 +91,7 @@ static void tree_children_via_proc(struct tree_list *t, pid_t pid, int procfd)
 		n = read_small_file(dfd, path, buf, sizeof buf);
 		if (n < 0)
 			continue; /* the thread has gone */
-		tree_parse_children(t, pid, buf);
+		tree_parse_children(buf, pid, tree_push_cb, t);
 	}
 	closedir(d);
 }
