@@ -14,6 +14,8 @@ struct tree_node {
 struct tree_list {
 	struct tree_node *nodes;
 	size_t n, cap;
+	char *buf; /* scratch for reading children files */
+	size_t buf_cap;
 };
 
 /* Call cb(ctx, pid, parent) for each pid of a /proc/.../children list. */
@@ -29,7 +31,8 @@ void tree_list_free(struct tree_list *t);
  * -1 if /proc could not be read at all. */
 int tree_collect(pid_t root, struct tree_list *out);
 
-/* Send sig to every descendant of root. Returns how many were found. */
-size_t tree_signal_all(pid_t root, int sig);
+/* Send sig to every descendant of root. Returns how many were found, or -1
+ * if /proc could not be read (then nothing can be said of what is left). */
+ssize_t tree_signal_all(pid_t root, int sig);
 
 #endif

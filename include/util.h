@@ -21,5 +21,10 @@ uint64_t now_us(void);
 ssize_t read_small_file(int dirfd, const char *path, char *buf, size_t len);
 /* pread from offset 0 of an open fd into buf, NUL-terminated. */
 ssize_t pread_small(int fd, char *buf, size_t len);
+/* The whole content of an open file from offset 0, NUL-terminated, in a
+ * buffer that *buf (of *cap bytes) holds and that grows as needed (for /proc files
+ * whose size cannot be known: a children list may hold thousands of pids).
+ * Returns the length, or -1 with errno set. */
+ssize_t pread_all(int fd, char **buf, size_t *cap);
 
 #endif

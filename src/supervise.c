@@ -69,7 +69,9 @@ static void supervise_end(struct supervisor *s)
  * the sandbox has ended. */
 static void supervise_sweep(struct supervisor *s)
 {
-	size_t n = tree_signal_all(getpid(), SIGKILL);
+	/* -1: /proc could not be walked (out of descriptors?): that is not
+	 * "nothing left", so keep sweeping. */
+	ssize_t n = tree_signal_all(getpid(), SIGKILL);
 
 	if (n == 0 && s->main_reaped)
 		supervise_end(s);
@@ -277,7 +279,7 @@ static size_t supervise_compose(void *ctx, const struct fifo_request *req, char 
 	}
 	supervise_status(s, status, sizeof status);
 	if (req->kind == REQUEST_INVALID) {
-		report_invalid_line(req->garbage, status, line, sizeof line);
+		report_invalid_line(req->garbage, req->garbage_len, status, line, sizeof line);
 		return report_response(cpu, rss, line, buf, len);
 	}
 	return report_response(cpu, rss, status, buf, len);

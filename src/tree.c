@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "tree.h"
@@ -25,6 +26,7 @@ void tree_list_init(struct tree_list *t)
 void tree_list_free(struct tree_list *t)
 {
 	free(t->nodes);
+	free(t->buf);
 	memset(t, 0, sizeof *t);
 }
 
@@ -53,6 +55,10 @@ void tree_parse_children(const char *buf, pid_t parent,
 
 		if (end == p)
 			break;
+		/* Only a number the kernel ended with a separator: a cut-off
+		 * list must never turn "1886" into pid 18 or 1. */
+		if (*end != ' ' && *end != '\n')
+			break;
 		if (v > 0)
 			cb(ctx, (pid_t)v, parent);
 		p = end;
@@ -68,7 +74,7 @@ static void tree_push_cb(void *ctx, pid_t pid, pid_t parent)
  * that thread's file only. */
 static void tree_children_via_proc(struct tree_list *t, pid_t pid, int procfd)
 {
-	char path[300], buf[8192];
+	char path[300];
 	struct dirent *de;
 	DIR *d;
 	int dfd;
@@ -84,14 +90,18 @@ static void tree_children_via_proc(struct tree_list *t, pid_t pid, int procfd)
 	}
 	while ((de = readdir(d))) {
 		ssize_t n;
+		int fd;
 
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
 			continue;
 		snprintf(path, sizeof path, "%s/children", de->d_name);
-		n = read_small_file(dfd, path, buf, sizeof buf);
-		if (n < 0)
+		fd = openat(dfd, path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
 			continue; /* the thread has gone */
-		tree_parse_children(buf, pid, tree_push_cb, t);
+		n = pread_all(fd, &t->buf, &t->buf_cap);
+		close(fd);
+		if (n > 0)
+			tree_parse_children(t->buf, pid, tree_push_cb, t);
 	}
 	closedir(d);
 }
@@ -179,16 +189,43 @@ int tree_collect(pid_t root, struct tree_list *out)
 	return rc;
 }
 
-size_t tree_signal_all(pid_t root, int sig)
+/* Signal a process found in the walk only if it is still that process: a
+ * pidfd pins one process, and its parent must still be the one the walk
+ * saw. A pid that was freed and reused meanwhile belongs to somebody else.
+ * A process that moved (re-parented to proctord) is found by the next walk. */
+static void tree_signal_one(const struct tree_node *n, int sig)
+{
+	char path[64], buf[1024], *p;
+	long ppid;
+	int pfd = (int)syscall(SYS_pidfd_open, n->pid, 0);
+
+	if (pfd < 0) {
+		if (errno == ENOSYS)
+			kill(n->pid, sig); /* before Linux 5.3: nothing better */
+		return;
+	}
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)n->pid);
+	if (read_small_file(AT_FDCWD, path, buf, sizeof buf) > 0 && (p = strrchr(buf, ')')) &&
+	    sscanf(p + 1, " %*c %ld", &ppid) == 1 && (pid_t)ppid == n->ppid)
+		syscall(SYS_pidfd_send_signal, pfd, sig, NULL, 0);
+	close(pfd);
+}
+
+ssize_t tree_signal_all(pid_t root, int sig)
 {
 	struct tree_list t;
-	size_t n;
+	ssize_t n;
 
 	tree_list_init(&t);
-	tree_collect(root, &t);
-	for (size_t i = 0; i < t.n; i++)
-		kill(t.nodes[i].pid, sig);
-	n = t.n;
+	if (tree_collect(root, &t) < 0) {
+		tree_list_free(&t);
+		return -1;
+	}
+	/* Leaves first: a child whose parent died first would be re-parented
+	 * before its turn, fail the parent check and wait for the next walk. */
+	for (size_t i = t.n; i-- > 0;)
+		tree_signal_one(&t.nodes[i], sig);
+	n = (ssize_t)t.n;
 	tree_list_free(&t);
 	return n;
 }

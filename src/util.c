@@ -96,3 +96,31 @@ ssize_t read_small_file(int dirfd, const char *path, char *buf, size_t len)
 	errno = saved;
 	return n;
 }
+
+ssize_t pread_all(int fd, char **buf, size_t *cap)
+{
+	size_t len = 0;
+
+	if (!*buf || *cap < 4096) {
+		*cap = 4096;
+		*buf = xreallocarray(*buf, *cap, 1);
+	}
+	for (;;) {
+		ssize_t n = pread(fd, *buf + len, *cap - 1 - len, (off_t)len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len == *cap - 1) {
+			*cap *= 2;
+			*buf = xreallocarray(*buf, *cap, 1);
+		}
+	}
+	(*buf)[len] = '\0';
+	return (ssize_t)len;
+}
