@@ -11,8 +11,12 @@
 struct measure_proc {
 	pid_t pid;
 	pid_t ppid;
+	unsigned long long starttime; /* tells a reused pid from the process we knew */
 	uint64_t own_ns;    /* the process's own CPU clock, last seen */
-	uint64_t hidden_ns; /* CPU of children it reaped itself (not visible elsewhere) */
+	/* CPU of the children it reaped itself, two lower bounds of one
+	 * figure, of which the larger counts (never their sum): */
+	uint64_t credited_ns; /* what we saw of them before they vanished */
+	uint64_t ticks_ns;    /* its cutime + cstime, in clock ticks */
 	uint64_t rss;       /* resident bytes in the current sample */
 	int seen;           /* present in the current sample */
 	/* /proc files kept open between samples: a wait costs a few preads,
@@ -31,6 +35,8 @@ struct measure {
 	uint64_t tick_ns;
 	uint64_t page_size;
 	int procfd;                  /* /proc */
+	char *cbuf;                  /* scratch for children files */
+	size_t cbuf_cap;
 	int root_children_fd;        /* /proc/self/task/TID/children */
 	size_t open_fds;             /* descriptors held in procs[] */
 };

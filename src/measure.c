@@ -65,6 +65,8 @@ void measure_free(struct measure *m)
 	for (size_t i = 0; i < m->n; i++)
 		measure_close_proc(m, &m->procs[i]);
 	free(m->procs);
+	free(m->cbuf);
+	m->cbuf = NULL;
 	if (m->procfd >= 0)
 		close(m->procfd);
 	if (m->root_children_fd >= 0)
@@ -90,6 +92,11 @@ static struct measure_proc *measure_find(struct measure_proc *procs, size_t n, p
 	if (n == 0)
 		return NULL;
 	return bsearch(&key, procs, n, sizeof *procs, measure_cmp_pid);
+}
+
+static uint64_t measure_hidden_ns(const struct measure_proc *p)
+{
+	return p->credited_ns > p->ticks_ns ? p->credited_ns : p->ticks_ns;
 }
 
 static uint64_t measure_ru_ns(const struct rusage *ru)
@@ -155,6 +162,35 @@ static ssize_t measure_read(struct measure *m, int *fd, const char *path, char *
 	return -1;
 }
 
+/* A children file, whole, through a cached descriptor, into m->cbuf. */
+static ssize_t measure_read_children(struct measure *m, int *fd, const char *path)
+{
+	ssize_t n;
+
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (*fd < 0) {
+			int nfd = openat(m->procfd, path, O_RDONLY | O_CLOEXEC);
+
+			if (nfd < 0)
+				return -1;
+			if (m->open_fds >= MEASURE_MAX_OPEN_FDS) {
+				n = pread_all(nfd, &m->cbuf, &m->cbuf_cap);
+				close(nfd);
+				return n;
+			}
+			*fd = nfd;
+			m->open_fds++;
+		}
+		n = pread_all(*fd, &m->cbuf, &m->cbuf_cap);
+		if (n >= 0)
+			return n;
+		close(*fd);
+		*fd = -1;
+		m->open_fds--;
+	}
+	return -1;
+}
+
 struct measure_walk {
 	struct measure_proc *v;
 	size_t n, cap;
@@ -187,7 +223,7 @@ static void measure_push_children(struct measure_walk *w, pid_t parent, const ch
  * listed in that thread's file only. */
 static void measure_thread_children(struct measure *m, struct measure_walk *w, pid_t pid)
 {
-	char path[300], buf[8192];
+	char path[300];
 	struct dirent *de;
 	DIR *d;
 	int dfd;
@@ -202,11 +238,17 @@ static void measure_thread_children(struct measure *m, struct measure_walk *w, p
 		return;
 	}
 	while ((de = readdir(d))) {
+		int fd;
+
 		if (de->d_name[0] < '0' || de->d_name[0] > '9' || atol(de->d_name) == pid)
 			continue;
 		snprintf(path, sizeof path, "%s/children", de->d_name);
-		if (read_small_file(dfd, path, buf, sizeof buf) > 0)
-			measure_push_children(w, pid, buf);
+		fd = openat(dfd, path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (pread_all(fd, &m->cbuf, &m->cbuf_cap) > 0)
+			measure_push_children(w, pid, m->cbuf);
+		close(fd);
 	}
 	closedir(d);
 }
@@ -223,39 +265,46 @@ static clockid_t measure_cpuclock(pid_t pid)
 static void measure_visit(struct measure *m, struct measure_walk *w, struct measure_proc *p,
 			  uint64_t *rss_out)
 {
-	char path[64], buf[8192], *q;
-	unsigned long long cut, cst, resident;
+	char path[64], buf[1024], *q;
+	unsigned long long cut, cst, resident, start;
 	long threads = 1;
 	struct timespec ts;
 
 	*rss_out = 0;
+	snprintf(path, sizeof path, "%d/stat", (int)p->pid);
+	if (measure_read(m, &p->stat_fd, path, buf, sizeof buf) > 0 && (q = strrchr(buf, ')'))) {
+		/* After "comm)", which may hold anything: state ppid pgrp session
+		 * tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime
+		 * cstime priority nice num_threads itrealvalue starttime */
+		if (sscanf(q + 1,
+			   " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %llu %llu %*d %*d "
+			   "%ld %*d %llu",
+			   &cut, &cst, &threads, &start) == 4) {
+			uint64_t ch = (uint64_t)(cut + cst) * m->tick_ns;
+
+			if (p->starttime != start) {
+				/* A new process behind a reused pid: nothing we
+				 * knew of the old one is its own. */
+				p->starttime = start;
+				p->own_ns = p->credited_ns = p->ticks_ns = 0;
+			}
+			if (ch > p->ticks_ns)
+				p->ticks_ns = ch;
+		}
+	}
 	if (clock_gettime(measure_cpuclock(p->pid), &ts) == 0) {
 		uint64_t own = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 
 		if (own > p->own_ns)
 			p->own_ns = own;
 	}
-	snprintf(path, sizeof path, "%d/stat", (int)p->pid);
-	if (measure_read(m, &p->stat_fd, path, buf, sizeof buf) > 0 && (q = strrchr(buf, ')'))) {
-		/* After "comm)", which may hold anything: state ppid pgrp session
-		 * tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime
-		 * cstime priority nice num_threads */
-		if (sscanf(q + 1,
-			   " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %llu %llu %*d %*d %ld",
-			   &cut, &cst, &threads) == 3) {
-			uint64_t ch = (uint64_t)(cut + cst) * m->tick_ns;
-
-			if (ch > p->hidden_ns)
-				p->hidden_ns = ch;
-		}
-	}
 	snprintf(path, sizeof path, "%d/statm", (int)p->pid);
 	if (measure_read(m, &p->statm_fd, path, buf, sizeof buf) > 0 &&
 	    sscanf(buf, "%*u %llu", &resident) == 1)
 		*rss_out = (uint64_t)resident * m->page_size;
 	snprintf(path, sizeof path, "%d/task/%d/children", (int)p->pid, (int)p->pid);
-	if (measure_read(m, &p->children_fd, path, buf, sizeof buf) > 0)
-		measure_push_children(w, p->pid, buf);
+	if (measure_read_children(m, &p->children_fd, path) > 0)
+		measure_push_children(w, p->pid, m->cbuf);
 	if (threads > 1)
 		measure_thread_children(m, w, p->pid);
 }
@@ -263,12 +312,11 @@ static void measure_visit(struct measure *m, struct measure_walk *w, struct meas
 void measure_sample(struct measure *m, uint64_t *cpu_us, uint64_t *rss_bytes)
 {
 	struct measure_walk w = {0};
-	char buf[8192];
 	uint64_t live_ns = 0, rss = 0, total_us;
 	size_t nn;
 
-	if (m->root_children_fd >= 0 && pread_small(m->root_children_fd, buf, sizeof buf) > 0)
-		measure_push_children(&w, m->root, buf);
+	if (m->root_children_fd >= 0 && pread_all(m->root_children_fd, &m->cbuf, &m->cbuf_cap) > 0)
+		measure_push_children(&w, m->root, m->cbuf);
 
 	for (size_t i = 0; i < m->n; i++)
 		m->procs[i].seen = 0;
@@ -331,10 +379,10 @@ void measure_sample(struct measure *m, uint64_t *cpu_us, uint64_t *rss_bytes)
 			continue;
 		anc = measure_find(w.v, nn, anc->pid);
 		if (anc)
-			anc->hidden_ns += gone->own_ns + gone->hidden_ns;
+			anc->credited_ns += gone->own_ns + measure_hidden_ns(gone);
 	}
 	for (size_t i = 0; i < nn; i++) {
-		live_ns += w.v[i].own_ns + w.v[i].hidden_ns;
+		live_ns += w.v[i].own_ns + measure_hidden_ns(&w.v[i]);
 		rss += w.v[i].rss;
 	}
 
