@@ -16,6 +16,7 @@ struct fifo_request {
 	unsigned long batch; /* which read() of the wait FIFO it came in */
 	uint64_t arrived_us;
 	char garbage[REQUEST_GARBAGE_MAX + 1];
+	size_t garbage_len;
 	struct fifo_request *next;
 };
 

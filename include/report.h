@@ -62,7 +62,8 @@ void report_outcome_from_wait(struct outcome *o, int wstatus, enum kill_reason k
 /* The status line, without newline. */
 void report_status_line(const struct outcome *o, const struct limits *l, char *buf, size_t len);
 /* The answer to an invalid request. */
-void report_invalid_line(const char *garbage, const char *status, char *buf, size_t len);
+void report_invalid_line(const char *garbage, size_t garbage_len, const char *status, char *buf,
+			 size_t len);
 /* "CPU\nRSS\nSTATUS\n"; returns its length. */
 size_t report_response(uint64_t cpu_us, uint64_t rss_bytes, const char *status, char *buf,
 		       size_t len);

@@ -21,7 +21,8 @@ struct request_parser {
 	char garbage[REQUEST_GARBAGE_MAX + 1];
 };
 
-typedef void (*request_cb)(void *ctx, enum request_kind kind, const char *garbage);
+/* garbage: the start of an invalid request (len bytes, may hold NULs). */
+typedef void (*request_cb)(void *ctx, enum request_kind kind, const char *garbage, size_t len);
 
 void request_parser_init(struct request_parser *p);
 /* Feed one read()'s worth of bytes; cb is called once per complete request. */

@@ -81,7 +81,7 @@ static int fifo_open_checked(int dirfd, const char *name, int flags, char *err, 
 
 static void fifo_purge_stale(struct fifo *f);
 
-static void fifo_request_cb(void *ctx, enum request_kind kind, const char *garbage)
+static void fifo_request_cb(void *ctx, enum request_kind kind, const char *garbage, size_t len)
 {
 	struct fifo *f = ctx;
 	struct fifo_request *r;
@@ -104,8 +104,10 @@ static void fifo_request_cb(void *ctx, enum request_kind kind, const char *garba
 	r->kind = kind;
 	r->batch = f->batch;
 	r->arrived_us = now_us();
-	if (garbage)
-		snprintf(r->garbage, sizeof r->garbage, "%s", garbage);
+	if (garbage) {
+		r->garbage_len = len < REQUEST_GARBAGE_MAX ? len : REQUEST_GARBAGE_MAX;
+		memcpy(r->garbage, garbage, r->garbage_len);
+	}
 	f->ops->request(f->ctx, r);
 	if (kind == REQUEST_TERMINATE)
 		f->accepting = 0;

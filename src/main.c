@@ -384,6 +384,18 @@ int main(int argc, char **argv)
 
 	if (o.daemonize)
 		ready_fd = daemonize(&o, env);
+	/* Until the loop watches them, SIGTERM and friends would kill
+	 * proctord with its directory and FIFOs left behind: hold them; the
+	 * loop's signalfd takes them over, pending ones included. */
+	{
+		sigset_t set;
+
+		sigemptyset(&set);
+		sigaddset(&set, SIGTERM);
+		sigaddset(&set, SIGINT);
+		sigaddset(&set, SIGHUP);
+		sigprocmask(SIG_BLOCK, &set, NULL);
+	}
 	/* A client gone mid-answer is EPIPE, not death. */
 	signal(SIGPIPE, SIG_IGN);
 	/* Orphans of the program come back to proctord, not to init, so the

@@ -157,13 +157,14 @@ void report_status_line(const struct outcome *o, const struct limits *l, char *b
 			*p = ' ';
 }
 
-void report_invalid_line(const char *garbage, const char *status, char *buf, size_t len)
+void report_invalid_line(const char *garbage, size_t garbage_len, const char *status, char *buf,
+			 size_t len)
 {
 	char shown[4 * 32 + 1];
 	size_t j = 0;
 
 	/* Echo the request back printable, so the line stays one line of text. */
-	for (size_t i = 0; garbage[i] && j + 5 < sizeof shown; i++) {
+	for (size_t i = 0; i < garbage_len && j + 5 < sizeof shown; i++) {
 		unsigned char c = (unsigned char)garbage[i];
 
 		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')

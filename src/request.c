@@ -11,9 +11,10 @@ void request_parser_init(struct request_parser *p)
 
 static void garbage_end(struct request_parser *p, request_cb cb, void *ctx)
 {
-	p->garbage[p->garbage_len < REQUEST_GARBAGE_MAX ? p->garbage_len : REQUEST_GARBAGE_MAX] =
-		'\0';
-	cb(ctx, REQUEST_INVALID, p->garbage);
+	size_t kept = p->garbage_len < REQUEST_GARBAGE_MAX ? p->garbage_len : REQUEST_GARBAGE_MAX;
+
+	p->garbage[kept] = '\0';
+	cb(ctx, REQUEST_INVALID, p->garbage, kept);
 	p->in_garbage = 0;
 	p->garbage_len = 0;
 	p->after_request = 0;
@@ -41,7 +42,7 @@ void request_parse(struct request_parser *p, const char *buf, size_t n, request_
 			break;
 		case '0':
 		case '1':
-			cb(ctx, c == '1' ? REQUEST_CONTINUE : REQUEST_TERMINATE, NULL);
+			cb(ctx, c == '1' ? REQUEST_CONTINUE : REQUEST_TERMINATE, NULL, 0);
 			p->after_request = 1;
 			break;
 		case '\n':
@@ -49,7 +50,7 @@ void request_parse(struct request_parser *p, const char *buf, size_t n, request_
 			 * empty request, answered as invalid so the client's read of
 			 * the status FIFO does not hang. */
 			if (!p->after_request)
-				cb(ctx, REQUEST_INVALID, "");
+				cb(ctx, REQUEST_INVALID, "", 0);
 			p->after_request = 0;
 			break;
 		default:

@@ -68,6 +68,13 @@ int sbdir_open(struct sbdir *d, const char *path, mode_t mode, char *err, size_t
 	fd = openat(d->fd, "lock", O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd >= 0) {
 		d->lock_created = 1;
+		/* 0644 whatever the umask: clients of other users may need to
+		 * open it to take the lock. */
+		if (fchmod(fd, 0644) < 0) {
+			snprintf(err, errlen, "chmod %s/lock: %s", d->path, strerror(errno));
+			close(fd);
+			goto error;
+		}
 		close(fd);
 	} else if (errno == EEXIST) {
 		if (fstatat(d->fd, "lock", &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode)) {

@@ -153,10 +153,18 @@ static const char *parse_with_units(const char *s, int allow_unlimited, const st
 	return NULL;
 }
 
+/* Durations become nanoseconds for the timers: keep them far from overflow.
+ * 10^15 us is over 31 years. */
+#define UNITS_DURATION_MAX_US 1000000000000000ull
+
 const char *units_parse_duration(const char *s, int allow_unlimited, uint64_t *out_us)
 {
-	return parse_with_units(s, allow_unlimited, duration_units,
-				"unknown duration unit (use us, ms, s, m or h)", out_us);
+	const char *err = parse_with_units(s, allow_unlimited, duration_units,
+					   "unknown duration unit (use us, ms, s, m or h)", out_us);
+
+	if (!err && *out_us != UNITS_UNLIMITED && *out_us > UNITS_DURATION_MAX_US)
+		return "too long (at most 31 years; or \"unlimited\")";
+	return err;
 }
 
 const char *units_parse_size(const char *s, int allow_unlimited, uint64_t *out_bytes)

@@ -84,11 +84,13 @@ static void invalid_answers_echo_the_request_safely(void **state)
 {
 	char buf[REPORT_STATUS_MAX];
 
-	report_invalid_line("hello", "running", buf, sizeof buf);
+	report_invalid_line("hello", 5, "running", buf, sizeof buf);
 	assert_string_equal(buf, "invalid: expected \"0\" or \"1\", got \"hello\"; program running");
-	report_invalid_line("a\"\x01", "exited 0", buf, sizeof buf);
+	report_invalid_line("a\"\x01", 3, "exited 0", buf, sizeof buf);
 	assert_string_equal(buf,
 			    "invalid: expected \"0\" or \"1\", got \"a\\x22\\x01\"; program exited 0");
+	report_invalid_line("x\0y", 3, "running", buf, sizeof buf);
+	assert_string_equal(buf, "invalid: expected \"0\" or \"1\", got \"x\\x00y\"; program running");
 }
 
 static void response_is_three_lines(void **state)

@@ -13,16 +13,20 @@
 struct seen {
 	char kinds[64]; /* '1', '0' or '?' per request */
 	char garbage[8][REQUEST_GARBAGE_MAX + 1];
+	size_t glen[8];
 	int n, ng;
 };
 
-static void collect(void *ctx, enum request_kind kind, const char *garbage)
+static void collect(void *ctx, enum request_kind kind, const char *garbage, size_t len)
 {
 	struct seen *s = ctx;
 
 	s->kinds[s->n++] = kind == REQUEST_CONTINUE ? '1' : kind == REQUEST_TERMINATE ? '0' : '?';
-	if (kind == REQUEST_INVALID && s->ng < 8)
-		strcpy(s->garbage[s->ng++], garbage);
+	if (kind == REQUEST_INVALID && s->ng < 8) {
+		memcpy(s->garbage[s->ng], garbage, len);
+		s->garbage[s->ng][len] = '\0';
+		s->glen[s->ng++] = len;
+	}
 }
 
 /* Feed each string as one read(), then flush, as the FIFO reader does. */
@@ -121,9 +125,12 @@ static void nul_bytes_are_garbage(void **state)
 
 	memset(&s, 0, sizeof s);
 	request_parser_init(&p);
-	request_parse(&p, "\0\n1\n", 4, collect, &s);
+	request_parse(&p, "a\0b\n1\n", 6, collect, &s);
 	request_flush(&p, collect, &s);
 	assert_string_equal(s.kinds, "?1");
+	/* The NUL is part of the request, not its end. */
+	assert_int_equal(s.glen[0], 3);
+	assert_memory_equal(s.garbage[0], "a\0b", 3);
 }
 
 int main(void)

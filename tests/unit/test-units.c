@@ -58,6 +58,11 @@ static void durations_reject_junk(void **state)
 			fail_msg("duration \"%s\" accepted", bad[i]);
 	assert_non_null(units_parse_duration("unlimited", 0, &v));
 	assert_non_null(units_parse_duration(NULL, 1, &v));
+	/* Beyond 31 years (the timers count in ns). */
+	assert_non_null(units_parse_duration("18446744073709552us", 1, &v));
+	assert_non_null(units_parse_duration("32y", 1, &v));
+	assert_non_null(units_parse_duration("300000h", 1, &v));
+	assert_null(units_parse_duration("8760h", 1, &v));
 	/* 2^64 µs overflows on the multiplication by 1e6. */
 	assert_non_null(units_parse_duration("18446744073710s", 1, &v));
 }
