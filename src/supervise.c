@@ -211,6 +211,7 @@ static void supervise_begin_grace(struct supervisor *s)
 static void supervise_signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 {
 	struct supervisor *s = w->data;
+	int again = s->interrupted;
 
 	log_warnx("received SIG%s: ending the program", sigabbrev_np(w->signum));
 	s->interrupted = 1;
@@ -219,8 +220,10 @@ static void supervise_signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 		supervise_begin_grace(s);
 		break;
 	case SV_GRACE:
-		/* Asked twice: no more grace. */
-		supervise_kill(s, KILL_TERMINATE);
+		/* A second signal cuts the grace period short; a first one
+		 * during a grace a client started lets it run its course. */
+		if (again)
+			supervise_kill(s, KILL_TERMINATE);
 		break;
 	case SV_ENDED:
 		s->state = SV_DONE;

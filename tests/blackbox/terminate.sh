@@ -46,4 +46,20 @@ terminate "$sb"
 check_eq "no SIGTERM during the grace: sleep is killed terminate" "killed terminate" "$ANS_HEAD" || ans_diag
 check_range "the default grace is 50 ms (answer within 50..70 ms)" 50000 70000 "${ELAPSED:-x}"
 
+# One SIGTERM to proctord during a grace period that a client's 0 started
+# lets the grace run its course: a program that ends by itself within it is
+# still "exited 0". (Only a second signal cuts the grace short.)
+sb="$T/sigterm-grace"
+"$PROCTORD" --dir "$sb" --grace 2s --report "$T/sg.json" -- sh -c 'sleep 0.3; exit 0' \
+	>/dev/null 2>&1 </dev/null &
+pd=$!
+wait_for 10 test -p "$sb/wait"
+timeout "$T_OP" bash -c 'echo 0 > "$1/wait"' _ "$sb"
+sleep 0.05
+kill -TERM "$pd"
+wait "$pd"
+check_eq "proctord stopped by SIGTERM exits 4" 4 "$?"
+check_eq "...and a program ending by itself within the grace is still exited 0" \
+	"exited 0" "$("$PROGS/jsonget" "$T/sg.json" status.head 2>&1)"
+
 done_testing

@@ -42,4 +42,22 @@ check "the descendants it left are killed" lock_free "$T/exit.lock"
 check_eq "memory is 0 although descendants were left" 0 "$ANS_MEM"
 wait0 "$T/exit"
 
+# A wide tree: 2000 children make a children list of about 10 KB, beyond
+# what one small read returns. Every one of them dies, and nothing outside
+# the tree is touched (a cut-off list once turned "1886" into pid 18).
+sleep 1000 &
+outsider=$!
+sb="$T/wide"
+pd_start --dir "$sb" -- "$PROGS/forkn" 2000 "$T/wide.lock" "$T/wide.ready"
+wait_for 60 test -e "$T/wide.ready"
+wait1 "$sb"
+check_range "2000 sleeping children are counted in the memory figure (over 100 MiB)" \
+	$((100 << 20)) $((1 << 40)) "${ANS_MEM:-0}"
+wait0 "$sb"
+check_eq "the terminating wait ends the wide tree" "killed terminate" "$ANS_HEAD"
+check "...with none of the 2000 children left (the lock is free)" \
+	flock -x -w 5 "$T/wide.lock" true
+check "...and a process outside the tree untouched" kill -0 "$outsider"
+kill "$outsider" 2>/dev/null
+
 done_testing
