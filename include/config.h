@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "limits.h"
+#include "sblimits.h"
 
 enum config_type {
 	CONFIG_DURATION,

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "limits.h"
+#include "sblimits.h"
 
 enum outcome_kind {
 	OUTCOME_RUNNING,

@@ -5,7 +5,7 @@
 
 #include <sys/types.h>
 
-#include "limits.h"
+#include "sblimits.h"
 #include "report.h"
 
 struct spawn_config {

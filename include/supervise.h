@@ -8,7 +8,7 @@
 #include <sys/types.h>
 
 #include "fifo.h"
-#include "limits.h"
+#include "sblimits.h"
 #include "measure.h"
 #include "ptimer.h"
 #include "report.h"

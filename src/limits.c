@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: ISC
 // The effective limits of one sandbox.
-#include "limits.h"
+#include "sblimits.h"
 
 void limits_init(struct limits *l)
 {

@@ -16,7 +16,7 @@
 
 #include "config.h"
 #include "fifo.h"
-#include "limits.h"
+#include "sblimits.h"
 #include "log.h"
 #include "report.h"
 #include "sbdir.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: ISC
 // The effective limits of one sandbox.
-#ifndef PROCTOR_LIMITS_H
-#define PROCTOR_LIMITS_H
+#ifndef PROCTOR_SBLIMITS_H
+#define PROCTOR_SBLIMITS_H
 
 #include <stdint.h>
 

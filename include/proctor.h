@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: ISC
+// libproctor: wait calls on a proctord sandbox that never hang, with parsed answers.
+#ifndef PROCTOR_H
+#define PROCTOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum proctor_kind {
+	PROCTOR_RUNNING,
+	PROCTOR_EXITED,
+	PROCTOR_SIGNALED,
+	PROCTOR_KILLED,
+	PROCTOR_FAILED,
+	PROCTOR_INVALID,
+};
+
+/* Errors: negative return values of proctor_wait(). */
+enum proctor_error {
+	PROCTOR_OK = 0,
+	PROCTOR_ENOSANDBOX = -1, /* no sandbox at that path (or it has ended) */
+	PROCTOR_EGONE = -2,      /* proctord is gone: nobody reads the wait FIFO */
+	PROCTOR_ETIMEDOUT = -3,  /* no answer (or no lock) within the timeout */
+	PROCTOR_EMALFORMED = -4, /* the answer is not three well-formed lines */
+	PROCTOR_ESYSTEM = -5,    /* a system call failed: see errno */
+};
+
+struct proctor_result {
+	uint64_t cpu_us;       /* CPU time of the tree since start, µs */
+	uint64_t memory_bytes; /* resident memory of the live tree now */
+	enum proctor_kind kind;
+	int exit_code;         /* PROCTOR_EXITED */
+	char signal[24];       /* PROCTOR_SIGNALED: "SIGSEGV" */
+	char reason[32];       /* PROCTOR_KILLED: "cpu-time"...; PROCTOR_FAILED: the stage */
+	char head[64];         /* "killed cpu-time" */
+	char text[960];        /* the human text after ": ", or "" */
+	char status[1024];     /* the whole status line */
+};
+
+/* One wait call on the sandbox in dir: "0" (terminate) or "1", serialised
+ * with other clients by flock on dir/lock, bounded by timeout_ms as a whole
+ * (a terminating wait needs at least the grace period). Returns PROCTOR_OK
+ * with *res filled in, or a negative enum proctor_error. */
+int proctor_wait(const char *dir, int terminate, int timeout_ms, struct proctor_result *res);
+
+/* Parse an answer (three lines). Returns PROCTOR_OK or PROCTOR_EMALFORMED. */
+int proctor_parse(const char *answer, size_t len, struct proctor_result *res);
+
+/* "no sandbox at that path", ... */
+const char *proctor_strerror(int err);
+
+/* "running", "exited", ... */
+const char *proctor_kind_name(enum proctor_kind kind);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: ISC
+// libproctor: wait calls on a proctord sandbox that never hang, with parsed answers.
+//
+// Every step is bounded by one deadline: the lock is taken with LOCK_NB and
+// retried, the wait FIFO is opened non-blocking (ENXIO: nobody reads it),
+// and the status FIFO is opened non-blocking for reading, which never
+// blocks; poll() then waits for proctord's answer. On Linux a FIFO reader
+// that has never seen a writer gets no POLLHUP, so poll() waits for
+// proctord rather than returning at once.
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "proctor.h"
+
+static int64_t client_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int client_left(int64_t deadline)
+{
+	int64_t left = deadline - client_now_ms();
+
+	return left < 0 ? 0 : left > INT_MAX ? INT_MAX : (int)left;
+}
+
+static void client_sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
+
+	nanosleep(&ts, NULL);
+}
+
+static int client_lock(const char *dir, int64_t deadline, int *lockfd)
+{
+	char path[PATH_MAX];
+	int delay = 1, fd;
+
+	if ((size_t)snprintf(path, sizeof path, "%s/lock", dir) >= sizeof path)
+		return PROCTOR_ENOSANDBOX;
+	/* No O_CREAT: a missing lock means the sandbox has ended. */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ENOTDIR ? PROCTOR_ENOSANDBOX : PROCTOR_ESYSTEM;
+	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			close(fd);
+			return PROCTOR_ESYSTEM;
+		}
+		if (client_left(deadline) == 0) {
+			close(fd);
+			return PROCTOR_ETIMEDOUT;
+		}
+		client_sleep_ms(delay < client_left(deadline) ? delay : client_left(deadline));
+		delay = delay * 2 > 20 ? 20 : delay * 2;
+	}
+	*lockfd = fd;
+	return PROCTOR_OK;
+}
+
+static int client_request(const char *dir, int terminate, int64_t deadline)
+{
+	const char *req = terminate ? "0\n" : "1\n";
+	char path[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	snprintf(path, sizeof path, "%s/wait", dir);
+	/* The sandbox may have ended while we waited for the lock. */
+	if (lstat(path, &st) < 0 || !S_ISFIFO(st.st_mode))
+		return PROCTOR_ENOSANDBOX;
+	fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENXIO ? PROCTOR_EGONE
+		       : errno == ENOENT ? PROCTOR_ENOSANDBOX
+					 : PROCTOR_ESYSTEM;
+	for (;;) {
+		ssize_t n = write(fd, req, 2);
+
+		if (n == 2)
+			break;
+		if (n < 0 && errno != EAGAIN && errno != EINTR) {
+			close(fd);
+			return errno == EPIPE ? PROCTOR_EGONE : PROCTOR_ESYSTEM;
+		}
+		/* A full FIFO: proctord is not reading. Wait, but not forever. */
+		if (client_left(deadline) == 0) {
+			close(fd);
+			return PROCTOR_ETIMEDOUT;
+		}
+		client_sleep_ms(1);
+	}
+	close(fd);
+	return PROCTOR_OK;
+}
+
+static int client_answer(const char *dir, int64_t deadline, char *buf, size_t cap, size_t *len)
+{
+	char path[PATH_MAX];
+	int fd, seen_data = 0;
+
+	snprintf(path, sizeof path, "%s/status", dir);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? PROCTOR_ENOSANDBOX : PROCTOR_ESYSTEM;
+	*len = 0;
+	for (;;) {
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		int r = poll(&pfd, 1, client_left(deadline));
+		ssize_t n;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			close(fd);
+			return PROCTOR_ESYSTEM;
+		}
+		if (r == 0) {
+			close(fd);
+			return PROCTOR_ETIMEDOUT;
+		}
+		n = read(fd, buf + *len, cap - 1 - *len);
+		if (n > 0) {
+			*len += (size_t)n;
+			seen_data = 1;
+			if (*len == cap - 1)
+				break; /* too long to be an answer: parsing says so */
+			continue;
+		}
+		if (n == 0 && (seen_data || (pfd.revents & POLLHUP)))
+			break; /* the writer closed: end of the answer */
+		if (n < 0 && errno != EAGAIN && errno != EINTR) {
+			close(fd);
+			return PROCTOR_ESYSTEM;
+		}
+	}
+	close(fd);
+	buf[*len] = '\0';
+	return PROCTOR_OK;
+}
+
+int proctor_wait(const char *dir, int terminate, int timeout_ms, struct proctor_result *res)
+{
+	int64_t deadline = client_now_ms() + (timeout_ms < 0 ? 0 : timeout_ms);
+	char answer[2048];
+	size_t len = 0;
+	int lockfd = -1, rc;
+
+	rc = client_lock(dir, deadline, &lockfd);
+	if (rc != PROCTOR_OK)
+		return rc;
+	rc = client_request(dir, terminate, deadline);
+	if (rc == PROCTOR_OK)
+		rc = client_answer(dir, deadline, answer, sizeof answer, &len);
+	close(lockfd);
+	if (rc != PROCTOR_OK)
+		return rc;
+	return proctor_parse(answer, len, res);
+}
+
+static int client_number(const char **p, const char *end, uint64_t *out)
+{
+	uint64_t v = 0;
+	const char *s = *p;
+
+	if (s == end || *s < '0' || *s > '9')
+		return -1;
+	while (s < end && *s >= '0' && *s <= '9') {
+		if (v > (UINT64_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*s - '0');
+		s++;
+	}
+	if (s == end || *s != '\n')
+		return -1;
+	*p = s + 1;
+	*out = v;
+	return 0;
+}
+
+int proctor_parse(const char *answer, size_t len, struct proctor_result *res)
+{
+	static const struct {
+		const char *prefix;
+		enum proctor_kind kind;
+	} heads[] = {
+		{"exited ", PROCTOR_EXITED}, {"signaled ", PROCTOR_SIGNALED},
+		{"killed ", PROCTOR_KILLED}, {"failed ", PROCTOR_FAILED},
+	};
+	const char *p = answer, *end = answer + len, *nl, *colon;
+	size_t slen, hlen;
+
+	memset(res, 0, sizeof *res);
+	if (client_number(&p, end, &res->cpu_us) < 0 ||
+	    client_number(&p, end, &res->memory_bytes) < 0)
+		return PROCTOR_EMALFORMED;
+	nl = memchr(p, '\n', (size_t)(end - p));
+	if (!nl || nl + 1 != end || nl == p)
+		return PROCTOR_EMALFORMED;
+	slen = (size_t)(nl - p);
+	if (slen >= sizeof res->status || memchr(p, '\0', slen))
+		return PROCTOR_EMALFORMED;
+	memcpy(res->status, p, slen);
+	colon = strstr(res->status, ": ");
+	hlen = colon ? (size_t)(colon - res->status) : slen;
+	if (hlen >= sizeof res->head)
+		return PROCTOR_EMALFORMED;
+	memcpy(res->head, res->status, hlen);
+	if (colon)
+		snprintf(res->text, sizeof res->text, "%s", colon + 2);
+
+	if (strcmp(res->head, "running") == 0) {
+		res->kind = PROCTOR_RUNNING;
+		return PROCTOR_OK;
+	}
+	if (strcmp(res->head, "invalid") == 0) {
+		res->kind = PROCTOR_INVALID;
+		return PROCTOR_OK;
+	}
+	for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++) {
+		size_t n = strlen(heads[i].prefix);
+		const char *arg = res->head + n;
+
+		if (strncmp(res->head, heads[i].prefix, n) != 0 || !*arg)
+			continue;
+		res->kind = heads[i].kind;
+		switch (res->kind) {
+		case PROCTOR_EXITED: {
+			char *e;
+			long code = strtol(arg, &e, 10);
+
+			if (*e || code < 0 || code > 255)
+				return PROCTOR_EMALFORMED;
+			res->exit_code = (int)code;
+			break;
+		}
+		case PROCTOR_SIGNALED:
+			if (strncmp(arg, "SIG", 3) != 0 || strlen(arg) >= sizeof res->signal)
+				return PROCTOR_EMALFORMED;
+			strcpy(res->signal, arg);
+			break;
+		default:
+			if (strlen(arg) >= sizeof res->reason)
+				return PROCTOR_EMALFORMED;
+			strcpy(res->reason, arg);
+			break;
+		}
+		return PROCTOR_OK;
+	}
+	return PROCTOR_EMALFORMED;
+}
+
+const char *proctor_strerror(int err)
+{
+	switch (err) {
+	case PROCTOR_OK:
+		return "success";
+	case PROCTOR_ENOSANDBOX:
+		return "no sandbox at that path (or it has ended)";
+	case PROCTOR_EGONE:
+		return "proctord is gone: nobody reads the wait FIFO";
+	case PROCTOR_ETIMEDOUT:
+		return "no answer within the timeout";
+	case PROCTOR_EMALFORMED:
+		return "malformed answer";
+	case PROCTOR_ESYSTEM:
+		return strerror(errno);
+	default:
+		return "unknown error";
+	}
+}
+
+const char *proctor_kind_name(enum proctor_kind kind)
+{
+	static const char *const names[] = {"running", "exited", "signaled", "killed", "failed",
+					    "invalid"};
+
+	return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : "unknown";
+}
