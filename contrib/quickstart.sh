@@ -53,13 +53,14 @@ have_dep() {
     ninja-build) command -v ninja >/dev/null 2>&1 ;;
     pkg-config) command -v pkg-config >/dev/null 2>&1 ;;
     util-linux) command -v flock >/dev/null 2>&1 ;;
+    python3) command -v python3 >/dev/null 2>&1 ;;
     procps) command -v ps >/dev/null 2>&1 ;;
     *) pkg_installed "$1" ;;
   esac
 }
 
 install_deps() {
-  deps="build-essential meson ninja-build pkg-config libev-dev libbsd-dev libinih-dev libjansson-dev libcmocka-dev scdoc util-linux procps"
+  deps="build-essential meson ninja-build pkg-config libev-dev libbsd-dev libinih-dev libjansson-dev libcmocka-dev scdoc python3 util-linux procps"
   missing=
   for p in $deps; do
     have_dep "$p" || missing="$missing $p"

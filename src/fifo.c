@@ -80,6 +80,7 @@ static int fifo_open_checked(int dirfd, const char *name, int flags, char *err, 
 }
 
 static void fifo_purge_stale(struct fifo *f);
+static void fifo_close_wait(struct fifo *f);
 
 static void fifo_request_cb(void *ctx, enum request_kind kind, const char *garbage, size_t len)
 {
@@ -109,8 +110,10 @@ static void fifo_request_cb(void *ctx, enum request_kind kind, const char *garba
 		memcpy(r->garbage, garbage, r->garbage_len);
 	}
 	f->ops->request(f->ctx, r);
-	if (kind == REQUEST_TERMINATE)
+	if (kind == REQUEST_TERMINATE) {
 		f->accepting = 0;
+		fifo_close_wait(f);
+	}
 	if (f->tail)
 		f->tail->next = r;
 	else
@@ -126,7 +129,7 @@ static void fifo_wait_cb(struct ev_loop *loop, ev_io *w, int revents)
 
 	/* At most 64 KiB per wake-up: a client flooding the FIFO must not keep
 	 * the loop from its timers; epoll calls again while data is left. */
-	for (int reads = 0; reads < 16; reads++) {
+	for (int reads = 0; reads < 16 && f->wait_rfd >= 0; reads++) {
 		ssize_t n = read(f->wait_rfd, buf, sizeof buf);
 
 		if (n < 0) {
@@ -386,6 +389,22 @@ int fifo_open(struct fifo *f, struct ev_loop *loop, int dirfd, const char *dirpa
 error:
 	fifo_close(f);
 	return -1;
+}
+
+/* The terminating wait is the last call: from now on a client must find no
+ * wait FIFO (ENOENT) or no reader (ENXIO) at once, rather than write a
+ * request nobody will answer and wait for its timeout. */
+static void fifo_close_wait(struct fifo *f)
+{
+	ev_io_stop(f->loop, &f->wait_io);
+	if (f->created_wait)
+		unlinkat(f->dirfd, "wait", 0);
+	f->created_wait = 0;
+	if (f->wait_rfd >= 0)
+		close(f->wait_rfd);
+	if (f->wait_wfd >= 0)
+		close(f->wait_wfd);
+	f->wait_rfd = f->wait_wfd = -1;
 }
 
 void fifo_start(struct fifo *f)

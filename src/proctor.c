@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: ISC
 // proctor: the command-line client: wait, stop, watch a sandbox, or run one program to its verdict.
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -212,6 +214,17 @@ static int run_exit_code(const struct proctor_result *r)
 /* proctor run: proctord in the foreground as our child (so the program's
  * stdio is ours), a private directory, polling waits until the program
  * ends, then the terminating wait for the exact final figures. */
+static volatile sig_atomic_t run_child;
+
+/* SIGTERM or SIGHUP to proctor ends the run through proctord, which then
+ * ends the program and cleans up; proctor reports and removes its
+ * directory. */
+static void run_forward(int sig)
+{
+	if (run_child > 0)
+		kill(run_child, sig);
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	char tmpl[] = "/tmp/proctor-run.XXXXXX", wait_path[64];
@@ -228,6 +241,12 @@ static int cmd_run(int argc, char **argv)
 		perror("proctor: mkdtemp");
 		return RUN_INTERNAL;
 	}
+	/* A terminal's ^C reaches proctord, in our process group, by itself;
+	 * proctor stays to report, as system(3) does. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	signal(SIGTERM, run_forward);
+	signal(SIGHUP, run_forward);
 	args = calloc((size_t)argc + 4, sizeof *args);
 	if (!args)
 		return RUN_INTERNAL;
@@ -243,14 +262,24 @@ static int cmd_run(int argc, char **argv)
 		return RUN_INTERNAL;
 	}
 	if (pid == 0) {
+		/* proctord ends (cleanly: grace, kill, clean-up) with us. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() == 1)
+			_exit(RUN_INTERNAL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
 		execvp(args[0], args);
 		fprintf(stderr, "proctor: cannot run %s: %s\n", args[0], strerror(errno));
 		_exit(RUN_INTERNAL);
 	}
 	free(args);
+	run_child = pid;
 	snprintf(wait_path, sizeof wait_path, "%s/wait", tmpl);
+	/* Ready once the wait FIFO has its reader: proctord creates it a
+	 * moment before it opens it, and a wait in between would read ENXIO
+	 * as "proctord is gone". */
 	for (;;) {
-		struct stat sb;
+		int fd;
 
 		if (waitpid(pid, &st, WNOHANG) == pid) {
 			/* proctord ended before serving: a usage or set-up error,
@@ -258,8 +287,11 @@ static int cmd_run(int argc, char **argv)
 			rmdir(tmpl);
 			return RUN_INTERNAL;
 		}
-		if (stat(wait_path, &sb) == 0 && S_ISFIFO(sb.st_mode))
+		fd = open(wait_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd >= 0) {
+			close(fd);
 			break;
+		}
 		usleep(1000);
 	}
 	for (;;) {
@@ -270,6 +302,10 @@ static int cmd_run(int argc, char **argv)
 	}
 	if (rc == PROCTOR_OK)
 		rc = proctor_wait(tmpl, 1, 15000, &r);
+	/* Without its terminating wait proctord would serve for ever: end
+	 * it (grace, kill, clean-up) before waiting for it. */
+	if (rc != PROCTOR_OK)
+		kill(pid, SIGTERM);
 	waitpid(pid, &st, 0);
 	rmdir(tmpl);
 	if (rc != PROCTOR_OK) {

@@ -126,6 +126,14 @@ static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent)
 {
 	sigset_t none;
 
+	/* Drop proctord's descriptors (its FIFOs among them) now, not at
+	 * execve: a program whose set-up blocks (a --stdin FIFO nobody
+	 * writes) must not keep the wait FIFO open should proctord die. Only
+	 * the error pipe stays, and it closes at execve. */
+	if (errfd > 3)
+		close_range(3, (unsigned)errfd - 1, 0);
+	close_range((unsigned)errfd + 1, ~0U, 0);
+
 	/* libev blocks the signals it watches, and SIG_IGN survives execve:
 	 * the program starts with the defaults. */
 	for (int sig = 1; sig < NSIG; sig++)

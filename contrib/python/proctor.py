@@ -1,0 +1,307 @@
+# SPDX-License-Identifier: ISC
+"""Client for the proctor wait protocol (proto/PROTOCOL.md): make wait calls on a proctord sandbox directory without ever hanging."""
+
+import argparse
+import dataclasses
+import errno
+import fcntl
+import json
+import os
+import re
+import select
+import stat
+import sys
+import time
+from typing import Optional
+
+__all__ = [
+    "Result", "wait", "parse",
+    "ProctorError", "NoSandbox", "DaemonGone", "Timeout", "MalformedAnswer", "ProctorOSError",
+]
+
+# Default deadlines of the client spec: 5 s for "1"; for "0", 5 s plus the
+# grace period, which the caller knows and we do not (10 s covers proctord's
+# default of 50 ms with plenty to spare).
+TIMEOUT_CONTINUE = 5.0
+TIMEOUT_TERMINATE = 10.0
+
+# proctord keeps an answer under 1024 bytes and any server under PIPE_BUF;
+# anything far beyond that is not an answer, and must not eat our memory.
+_MAX_ANSWER = 65536
+
+
+class ProctorError(Exception):
+    """Base of every error a wait call raises."""
+
+
+class NoSandbox(ProctorError):
+    """DIR is not (or no longer) a sandbox: its lock or wait FIFO is missing."""
+
+
+class DaemonGone(ProctorError):
+    """The sandbox's files are there but no proctord reads DIR/wait any more."""
+
+
+class Timeout(ProctorError):
+    """The deadline passed before the answer came (lock held, server stuck or ending)."""
+
+
+class MalformedAnswer(ProctorError):
+    """The server's answer is not three well-formed lines."""
+
+    def __init__(self, message: str, answer: bytes):
+        super().__init__(message)
+        self.answer = answer
+
+
+class ProctorOSError(ProctorError, OSError):
+    """Any other system error (permissions, descriptors, ...), with its errno."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Result:
+    """One parsed answer."""
+
+    cpu_us: int                 # CPU of the whole tree, microseconds, monotonic
+    memory_bytes: int           # resident memory of the live tree now; 0 once ended
+    kind: str                   # running, exited, signaled, killed, failed or invalid
+    exit_code: Optional[int]    # for "exited"
+    signal: Optional[str]       # for "signaled", e.g. "SIGSEGV"
+    reason: Optional[str]       # for "killed" (cpu-time, ...) and "failed" (the stage)
+    head: str                   # the status line up to the first ':'
+    text: str                   # after ': ', for people only; may change between versions
+    status: str                 # the whole status line
+
+    @property
+    def final(self) -> bool:
+        # "invalid" says nothing about the program, so it is not final either.
+        return self.kind in ("exited", "signaled", "killed", "failed")
+
+
+def _escape(data: bytes, limit: int = 120) -> str:
+    # Error messages must stay one printable line whatever the server sent.
+    out = "".join(chr(b) if 0x20 <= b < 0x7F and b != 0x5C else "\\x%02x" % b for b in data[:limit])
+    return out + ("..." if len(data) > limit else "")
+
+
+# Bytes regexes, not int(): int() would also take "+1", " 1", "1_0" and non-ASCII digits.
+_DIGITS = re.compile(rb"[0-9]+\Z")
+_EXIT = re.compile(r"exited (0|[1-9][0-9]{0,2})\Z")
+_SIGNALED = re.compile(r"signaled (SIG[A-Z0-9]+(?:[+-][0-9]+)?)\Z")
+_WORD = re.compile(r"(killed|failed) ([a-z][a-z0-9-]*)\Z")
+
+
+def parse(answer: bytes) -> Result:
+    """Parse one answer (the bytes read from DIR/status up to end of file)."""
+
+    def bad(why: str) -> MalformedAnswer:
+        return MalformedAnswer("malformed answer (%s): %s" % (why, _escape(answer)), answer)
+
+    if not isinstance(answer, (bytes, bytearray)):
+        raise TypeError("parse() takes bytes")
+    answer = bytes(answer)
+    if not answer.endswith(b"\n") or answer.count(b"\n") != 3:
+        raise bad("not three lines")
+    cpu, mem, line = answer[:-1].split(b"\n")
+    if not _DIGITS.match(cpu) or not _DIGITS.match(mem):
+        raise bad("figures are not decimal integers")
+    if not line or b"\r" in line or b"\0" in line:
+        raise bad("bad status line")
+    # The text may hold any byte (file names); surrogateescape keeps it
+    # round-trippable to the exact bytes with .encode(errors="surrogateescape").
+    status = line.decode("utf-8", errors="surrogateescape")
+    head, colon, text = status.partition(":")
+    if colon and text.startswith(" "):
+        text = text[1:]
+    exit_code = sig = reason = None
+    if head in ("running", "invalid"):
+        kind = head
+    elif head.startswith("exited "):
+        m = _EXIT.match(head)
+        if not m or int(m.group(1)) > 255:
+            raise bad("bad exit code")
+        kind, exit_code = "exited", int(m.group(1))
+    elif head.startswith("signaled "):
+        m = _SIGNALED.match(head)
+        if not m:
+            raise bad("bad signal name")
+        kind, sig = "signaled", m.group(1)
+    else:
+        # An unknown killed reason or failed stage is kept as it is: the
+        # protocol tells clients to treat it as a generic "killed"/"failed".
+        m = _WORD.match(head)
+        if not m:
+            raise bad("unknown head")
+        kind, reason = m.group(1), m.group(2)
+    return Result(int(cpu), int(mem), kind, exit_code, sig, reason, head, text, status)
+
+
+def _left(deadline: float) -> float:
+    return deadline - time.monotonic()
+
+
+def _oserror(e: OSError, what: str) -> ProctorOSError:
+    return ProctorOSError(e.errno, "%s: %s" % (what, os.strerror(e.errno or 0)))
+
+
+def _lock(directory: str, deadline: float) -> int:
+    path = os.path.join(directory, "lock")
+    try:
+        # No O_CREAT: a missing lock file means the sandbox has ended.
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError as e:
+        if e.errno in (errno.ENOENT, errno.ENOTDIR):
+            raise NoSandbox("no sandbox at %s" % directory) from e
+        raise _oserror(e, path) from e
+    # LOCK_NB in a loop rather than a blocking flock: a blocking one could
+    # only be bounded with signals, which a library must not take over.
+    pause = 0.001
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except OSError as e:
+            if e.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
+                os.close(fd)
+                raise _oserror(e, path) from e
+        left = _left(deadline)
+        if left <= 0:
+            os.close(fd)
+            raise Timeout("timed out waiting for the lock of %s" % directory)
+        time.sleep(min(pause, left))
+        pause = min(pause * 2, 0.020)
+
+
+def _send(directory: str, request: bytes, deadline: float) -> None:
+    path = os.path.join(directory, "wait")
+    gone = NoSandbox("no sandbox at %s" % directory)
+    try:
+        # The sandbox may have ended while we waited for the lock; and a
+        # non-FIFO here is not a sandbox we should write to.
+        if not stat.S_ISFIFO(os.stat(path).st_mode):
+            raise gone
+        # O_NONBLOCK: a blocking open would wait for ever for a dead server;
+        # this one fails at once with ENXIO instead.
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as e:
+        if e.errno in (errno.ENOENT, errno.ENOTDIR):
+            raise gone from e
+        if e.errno == errno.ENXIO:
+            raise DaemonGone("proctord is gone (nobody reads %s)" % path) from e
+        raise _oserror(e, path) from e
+    try:
+        while True:
+            try:
+                # One write, so a request (< PIPE_BUF) is never interleaved.
+                n = os.write(fd, request)
+                if n != len(request):
+                    raise ProctorOSError(errno.EIO, "%s: short write" % path)
+                return
+            except BlockingIOError:
+                # A full FIFO means a stuck server: retry only until the deadline.
+                if _left(deadline) <= 0:
+                    raise Timeout("timed out writing to %s" % path) from None
+                time.sleep(0.001)
+            except BrokenPipeError as e:
+                raise DaemonGone("proctord is gone (nobody reads %s)" % path) from e
+            except OSError as e:
+                raise _oserror(e, path) from e
+    finally:
+        os.close(fd)
+
+
+def _receive(directory: str, deadline: float) -> bytes:
+    path = os.path.join(directory, "status")
+    try:
+        # O_NONBLOCK so that the open never blocks; the wait is in poll(),
+        # where the deadline holds. A FIFO reader that has never seen a
+        # writer gets no POLLHUP on Linux, so poll() waits for proctord.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as e:
+        if e.errno in (errno.ENOENT, errno.ENOTDIR):
+            raise NoSandbox("no sandbox at %s" % directory) from e
+        raise _oserror(e, path) from e
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        data = b""
+        while True:
+            left = _left(deadline)
+            if left <= 0:
+                raise Timeout("timed out waiting for the answer on %s" % path)
+            events = poller.poll(max(1, int(left * 1000 + 0.999)))
+            if not events:
+                continue
+            # Read only once poll() has seen the writer: before that a read()
+            # on a writerless FIFO returns 0 and would pass for end of file.
+            try:
+                chunk = os.read(fd, 4096)
+            except BlockingIOError:
+                continue
+            except OSError as e:
+                raise _oserror(e, path) from e
+            if not chunk:
+                # End of file after the writer closed: the whole answer.
+                # Reading to here (not to the third newline) is what keeps the
+                # next call from finding the previous answer's writer.
+                return data
+            data += chunk
+            if len(data) > _MAX_ANSWER:
+                raise MalformedAnswer("malformed answer (too long): %s" % _escape(data), data)
+    finally:
+        os.close(fd)
+
+
+def _call(directory: str, request: bytes, timeout: float) -> bytes:
+    """One wait call with a raw request; returns the raw answer (for tests and tools)."""
+    deadline = time.monotonic() + timeout
+    lock = _lock(directory, deadline)
+    try:
+        _send(directory, request, deadline)
+        return _receive(directory, deadline)
+    finally:
+        # Closing the descriptor releases the lock, after the answer is read:
+        # the lock must cover the write and the read together.
+        os.close(lock)
+
+
+def wait(directory, terminate: bool = False, timeout: Optional[float] = None) -> Result:
+    """Make one wait call: "1" (continue) or, with terminate, the final "0".
+
+    Every step is bounded by one deadline, now + timeout (default 5 s for
+    "1", 10 s for "0"; pass the grace period + 5 s if it is longer).
+    Raises NoSandbox, DaemonGone, Timeout, MalformedAnswer or ProctorOSError.
+    """
+    if timeout is None:
+        timeout = TIMEOUT_TERMINATE if terminate else TIMEOUT_CONTINUE
+    directory = os.fsdecode(directory)
+    return parse(_call(directory, b"0\n" if terminate else b"1\n", timeout))
+
+
+def _main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="proctor.py", description="Make one wait call on a proctord sandbox.")
+    ap.add_argument("command", choices=("wait", "stop"), help='wait: send "1"; stop: send the terminating "0"')
+    ap.add_argument("dir", help="the sandbox directory")
+    ap.add_argument("--json", action="store_true", help="print the parsed answer as JSON")
+    ap.add_argument("--timeout", type=float, default=None, help="seconds (default 5 for wait, 10 for stop)")
+    args = ap.parse_args(argv)
+    try:
+        r = wait(args.dir, terminate=args.command == "stop", timeout=args.timeout)
+    except ProctorError as e:
+        print("proctor: %s" % e, file=sys.stderr)
+        return 1
+    if args.json:
+        d = dataclasses.asdict(r)
+        d["final"] = r.final
+        print(json.dumps(d))
+    else:
+        # The status line goes out as the exact bytes the server sent.
+        out = sys.stdout.buffer
+        out.write(b"%d\n%d\n" % (r.cpu_us, r.memory_bytes))
+        out.write(r.status.encode("utf-8", errors="surrogateescape") + b"\n")
+        out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main())
