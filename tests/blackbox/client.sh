@@ -94,6 +94,13 @@ run --wall-time 200ms -- sleep 5
 check_eq "run: a wall-time kill gives 124" 124 "$RUN_RC"
 run --fsize 1MiB -- "$PROGS/fsize" "$T/big" 4
 check_eq "run: a file-size kill gives 153" 153 "$RUN_RC"
+# Memory, as far as this version enforces it (per process; the tree limit
+# needs cgroups): a program refused its 256 MiB fails, and run says so.
+mkfifo "$T/as.go"
+run --address-space 64MiB -- "$PROGS/hold" 256 "$T/as.ready" "$T/as.go"
+check_re "run: a program over --address-space fails, and the verdict (last line) says so" \
+	"^proctor: (exited [1-9][0-9]*|signaled SIG[A-Z]+)" "${RUN_ERR##*$'\n'}"
+check "...and a non-zero exit code" test "$RUN_RC" -ne 0
 run -- "$T/no-such-program"
 check_eq "run: a program that cannot start gives 127" 127 "$RUN_RC"
 check_re "...with the failure in the verdict" "^proctor: failed exec: " "$RUN_ERR"
