@@ -43,8 +43,11 @@ struct proctor_result {
 
 /* One wait call on the sandbox in dir: "0" (terminate) or "1", serialised
  * with other clients by flock on dir/lock, bounded by timeout_ms as a whole
- * (a terminating wait needs at least the grace period). Returns PROCTOR_OK
- * with *res filled in, or a negative enum proctor_error. */
+ * (a terminating wait needs at least the grace period). If proctord dies
+ * during the call, the call ends at its timeout. It writes to a FIFO: a
+ * caller that does not ignore SIGPIPE may receive one if proctord ends at
+ * that very moment.
+ * Returns PROCTOR_OK with *res filled in, or a negative enum proctor_error. */
 int proctor_wait(const char *dir, int terminate, int timeout_ms, struct proctor_result *res);
 
 /* Parse an answer (three lines). Returns PROCTOR_OK or PROCTOR_EMALFORMED. */

@@ -50,10 +50,20 @@ static int client_lock(const char *dir, int64_t deadline, int *lockfd)
 
 	if ((size_t)snprintf(path, sizeof path, "%s/lock", dir) >= sizeof path)
 		return PROCTOR_ENOSANDBOX;
-	/* No O_CREAT: a missing lock means the sandbox has ended. */
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* No O_CREAT: a missing lock means the sandbox has ended. Never
+	 * blocking, and only a regular file: a FIFO there would hang open(). */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return errno == ENOENT || errno == ENOTDIR ? PROCTOR_ENOSANDBOX : PROCTOR_ESYSTEM;
+		return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ? PROCTOR_ENOSANDBOX
+									      : PROCTOR_ESYSTEM;
+	{
+		struct stat st;
+
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+			close(fd);
+			return PROCTOR_ENOSANDBOX;
+		}
+	}
 	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		if (errno != EWOULDBLOCK && errno != EINTR) {
 			close(fd);
@@ -115,6 +125,14 @@ static int client_answer(const char *dir, int64_t deadline, char *buf, size_t ca
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? PROCTOR_ENOSANDBOX : PROCTOR_ESYSTEM;
+	{
+		struct stat st;
+
+		if (fstat(fd, &st) < 0 || !S_ISFIFO(st.st_mode)) {
+			close(fd);
+			return PROCTOR_ENOSANDBOX;
+		}
+	}
 	*len = 0;
 	for (;;) {
 		struct pollfd pfd = {.fd = fd, .events = POLLIN};
@@ -238,16 +256,21 @@ int proctor_parse(const char *answer, size_t len, struct proctor_result *res)
 		res->kind = heads[i].kind;
 		switch (res->kind) {
 		case PROCTOR_EXITED: {
-			char *e;
-			long code = strtol(arg, &e, 10);
+			int code = 0;
 
-			if (*e || code < 0 || code > 255)
+			/* Digits only: no sign, no blanks. */
+			for (const char *d = arg; *d; d++) {
+				if (*d < '0' || *d > '9' || code > 255)
+					return PROCTOR_EMALFORMED;
+				code = code * 10 + (*d - '0');
+			}
+			if (code > 255)
 				return PROCTOR_EMALFORMED;
-			res->exit_code = (int)code;
+			res->exit_code = code;
 			break;
 		}
 		case PROCTOR_SIGNALED:
-			if (strncmp(arg, "SIG", 3) != 0 || strlen(arg) >= sizeof res->signal)
+			if (strncmp(arg, "SIG", 3) != 0 || !arg[3] || strlen(arg) >= sizeof res->signal)
 				return PROCTOR_EMALFORMED;
 			strcpy(res->signal, arg);
 			break;

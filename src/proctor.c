@@ -237,6 +237,13 @@ static int cmd_run(int argc, char **argv)
 		json = 1;
 		first = 2;
 	}
+	/* run owns the sandbox directory and the foreground. */
+	for (int i = first; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strncmp(argv[i], "--dir", 5) == 0 || strcmp(argv[i], "--daemonize") == 0) {
+			fprintf(stderr, "proctor: run: %s cannot be used with run\n", argv[i]);
+			return RUN_INTERNAL;
+		}
+	}
 	if (!mkdtemp(tmpl)) {
 		perror("proctor: mkdtemp");
 		return RUN_INTERNAL;
@@ -278,9 +285,16 @@ static int cmd_run(int argc, char **argv)
 	/* Ready once the wait FIFO has its reader: proctord creates it a
 	 * moment before it opens it, and a wait in between would read ENXIO
 	 * as "proctord is gone". */
-	for (;;) {
+	for (int waited_ms = 0;; waited_ms++) {
 		int fd;
 
+		if (waited_ms > 10000) {
+			fprintf(stderr, "proctor: run: proctord did not serve %s within 10 s\n", tmpl);
+			kill(pid, SIGTERM);
+			waitpid(pid, &st, 0);
+			rmdir(tmpl);
+			return RUN_INTERNAL;
+		}
 		if (waitpid(pid, &st, WNOHANG) == pid) {
 			/* proctord ended before serving: a usage or set-up error,
 			 * already on stderr. */
@@ -307,7 +321,8 @@ static int cmd_run(int argc, char **argv)
 	if (rc != PROCTOR_OK)
 		kill(pid, SIGTERM);
 	waitpid(pid, &st, 0);
-	rmdir(tmpl);
+	if (rmdir(tmpl) < 0)
+		fprintf(stderr, "proctor: run: cannot remove %s: %s\n", tmpl, strerror(errno));
 	if (rc != PROCTOR_OK) {
 		fprintf(stderr, "proctor: run: %s\n", proctor_strerror(rc));
 		return RUN_INTERNAL;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -59,6 +60,14 @@ int sbdir_open(struct sbdir *d, const char *path, mode_t mode, char *err, size_t
 		goto error;
 	}
 	d->fd = fd;
+	/* One proctord per directory, for its whole life: the wait FIFO
+	 * closes at the terminating request, so its reader cannot say it.
+	 * (Clients lock DIR/lock, a different file.) */
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		snprintf(err, errlen, "the directory %s is in use by another proctord", d->path);
+		d->created = 0; /* not ours to remove */
+		goto error;
+	}
 	if (fstat(fd, &st) < 0 || (!d->created && st.st_uid != geteuid())) {
 		snprintf(err, errlen, "directory %s does not belong to us; refusing to use it",
 			 d->path);

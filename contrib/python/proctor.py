@@ -148,11 +148,15 @@ def _lock(directory: str, deadline: float) -> int:
     path = os.path.join(directory, "lock")
     try:
         # No O_CREAT: a missing lock file means the sandbox has ended.
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        # Never blocking, and only a regular file: a FIFO there would hang.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError as e:
-        if e.errno in (errno.ENOENT, errno.ENOTDIR):
+        if e.errno in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):
             raise NoSandbox("no sandbox at %s" % directory) from e
         raise _oserror(e, path) from e
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise NoSandbox("no sandbox at %s (its lock is not a regular file)" % directory)
     # LOCK_NB in a loop rather than a blocking flock: a blocking one could
     # only be bounded with signals, which a library must not take over.
     pause = 0.001
@@ -221,6 +225,9 @@ def _receive(directory: str, deadline: float) -> bytes:
         if e.errno in (errno.ENOENT, errno.ENOTDIR):
             raise NoSandbox("no sandbox at %s" % directory) from e
         raise _oserror(e, path) from e
+    if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise NoSandbox("no sandbox at %s (its status is not a FIFO)" % directory)
     try:
         poller = select.poll()
         poller.register(fd, select.POLLIN)

@@ -74,6 +74,16 @@ resync "$sb3"
 wait0 "$sb3"
 check_eq "...and once it runs again, the sandbox still ends normally" "killed terminate" "$ANS_HEAD"
 
+# Something else than a sandbox at DIR: never a hang.
+mkdir "$T/fake"
+mkfifo "$T/fake/lock"
+t0=$(now_us)
+out=$(timeout "$T_OP" "$PROCTOR" wait --timeout 3 "$T/fake" 2>&1)
+rc=$?
+check_eq "a FIFO where DIR/lock should be: the wait fails (exit 1)" 1 "$rc"
+check_range "...at once, not at its timeout" 0 1000000 $(($(now_us) - t0))
+check_re "...saying there is no sandbox" "no sandbox" "$out"
+
 # proctor run: verdicts and exit codes.
 before=$(ls -d /tmp/proctor-run.* 2>/dev/null | sort)
 run() {
@@ -104,6 +114,11 @@ check "...and a non-zero exit code" test "$RUN_RC" -ne 0
 run -- "$T/no-such-program"
 check_eq "run: a program that cannot start gives 127" 127 "$RUN_RC"
 check_re "...with the failure in the verdict" "^proctor: failed exec: " "$RUN_ERR"
+run --dir "$T/mine" -- true
+check_eq "run refuses --dir (it owns the directory): 125" 125 "$RUN_RC"
+check_re "...and says why" "cannot be used with run" "$RUN_ERR"
+run --daemonize -- true
+check_eq "run refuses --daemonize: 125" 125 "$RUN_RC"
 run --bogus-option -- true
 check_eq "run: a proctord usage error gives 125" 125 "$RUN_RC"
 out=$(printf 'line\n' | timeout 30 "$PROCTOR" run -- cat 2>/dev/null)

@@ -98,4 +98,15 @@ for sig in TERM INT HUP; do
 	check "SIG$sig: no process of the tree is left" lock_free "$T/$sig.lock"
 done
 
+# One proctord per directory for its whole life, grace period included
+# (its wait FIFO is closed by then, so only the directory lock says so).
+sbx="$T/one"
+pd_start --dir "$sbx" --grace 2s -- sleep 100
+timeout "$T_OP" bash -c 'echo 0 > "$1/wait"' _ "$sbx"
+out=$(timeout "$T_OP" "$PROCTORD" --dir "$sbx" -- sleep 100 2>&1 </dev/null)
+check_eq "a second proctord on a directory in its grace period is refused: exit 3" 3 "$?"
+check_re "...saying the directory is in use" "in use by another proctord" "$out"
+read_status "$sbx"
+check_eq "...and the first still ends normally" "killed terminate" "$ANS_HEAD"
+
 done_testing

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: ISC
+// Unit tests for libproctor's answer parser: every head, and malformed answers rejected.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "proctor.h"
+
+static int parse(const char *s, struct proctor_result *r)
+{
+	return proctor_parse(s, strlen(s), r);
+}
+
+static void every_head_parses(void **state)
+{
+	struct proctor_result r;
+
+	assert_int_equal(parse("15230\n2801664\nrunning\n", &r), PROCTOR_OK);
+	assert_int_equal(r.kind, PROCTOR_RUNNING);
+	assert_int_equal(r.cpu_us, 15230);
+	assert_int_equal(r.memory_bytes, 2801664);
+	assert_int_equal(parse("1\n0\nexited 3\n", &r), PROCTOR_OK);
+	assert_int_equal(r.kind, PROCTOR_EXITED);
+	assert_int_equal(r.exit_code, 3);
+	assert_int_equal(parse("1\n0\nsignaled SIGSEGV: segmentation fault\n", &r), PROCTOR_OK);
+	assert_string_equal(r.signal, "SIGSEGV");
+	assert_string_equal(r.text, "segmentation fault");
+	assert_int_equal(parse("1\n0\nkilled cpu-time: CPU time limit of 1.000s exceeded\n", &r),
+			 PROCTOR_OK);
+	assert_int_equal(r.kind, PROCTOR_KILLED);
+	assert_string_equal(r.reason, "cpu-time");
+	assert_string_equal(r.head, "killed cpu-time");
+	assert_int_equal(parse("0\n0\nfailed exec: ./a: No such file or directory\n", &r),
+			 PROCTOR_OK);
+	assert_string_equal(r.reason, "exec");
+	assert_string_equal(r.text, "./a: No such file or directory");
+	assert_int_equal(parse("5\n6\ninvalid: expected \"0\" or \"1\", got \"x\"; program running\n", &r),
+			 PROCTOR_OK);
+	assert_int_equal(r.kind, PROCTOR_INVALID);
+}
+
+static void malformed_answers_are_refused(void **state)
+{
+	const char *bad[] = {
+		"", "\n", "1\n2\n", "1\n2\nrunning", "x\n2\nrunning\n", "1\n-2\nrunning\n",
+		"1\n2\nrunning\nextra\n", "1\n2\nexited +5\n", "1\n2\nexited  5\n",
+		"1\n2\nexited 256\n", "1\n2\nexited -0\n", "1\n2\nsignaled SIG\n",
+		"1\n2\nsignaled 11\n", "1\n2\nkilled\n", "1\n2\nflying\n",
+		"99999999999999999999999\n2\nrunning\n", " 1\n2\nrunning\n", NULL,
+	};
+	struct proctor_result r;
+
+	for (int i = 0; bad[i]; i++)
+		if (parse(bad[i], &r) != PROCTOR_EMALFORMED)
+			fail_msg("accepted malformed answer %d: \"%s\"", i, bad[i]);
+}
+
+static void errors_have_texts(void **state)
+{
+	assert_non_null(strstr(proctor_strerror(PROCTOR_ENOSANDBOX), "no sandbox"));
+	assert_non_null(strstr(proctor_strerror(PROCTOR_EGONE), "gone"));
+	assert_non_null(strstr(proctor_strerror(PROCTOR_ETIMEDOUT), "timeout"));
+	assert_non_null(strstr(proctor_strerror(PROCTOR_EMALFORMED), "malformed"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_head_parses),
+		cmocka_unit_test(malformed_answers_are_refused),
+		cmocka_unit_test(errors_have_texts),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
