@@ -131,62 +131,38 @@ void measure_reaped(struct measure *m, pid_t pid, const struct rusage *ru)
 	}
 }
 
-/* pread a /proc file through a cached descriptor, opening it when needed.
- * A descriptor of a process that has died reads ESRCH; the pid may have been
- * reused, so reopen once. */
+/* Read a /proc file through a cached descriptor, opening it when needed:
+ * into buf (len bytes) or, with buf NULL, whole into m->cbuf. A descriptor
+ * of a process that has died reads ESRCH; the pid may have been reused, so
+ * reopen once. */
 static ssize_t measure_read(struct measure *m, int *fd, const char *path, char *buf, size_t len)
 {
 	ssize_t n;
 
 	for (int attempt = 0; attempt < 2; attempt++) {
-		if (*fd < 0) {
-			int nfd = openat(m->procfd, path, O_RDONLY | O_CLOEXEC);
+		int use = *fd;
 
-			if (nfd < 0)
+		if (use < 0) {
+			use = openat(m->procfd, path, O_RDONLY | O_CLOEXEC);
+			if (use < 0)
 				return -1;
-			if (m->open_fds >= MEASURE_MAX_OPEN_FDS) {
-				n = pread_small(nfd, buf, len);
-				close(nfd);
-				return n;
-			}
-			*fd = nfd;
-			m->open_fds++;
 		}
-		n = pread_small(*fd, buf, len);
-		if (n >= 0)
+		n = buf ? pread_small(use, buf, len) : pread_all(use, &m->cbuf, &m->cbuf_cap);
+		if (*fd < 0 && m->open_fds >= MEASURE_MAX_OPEN_FDS) {
+			close(use); /* over the budget: not kept */
 			return n;
-		close(*fd);
-		*fd = -1;
-		m->open_fds--;
-	}
-	return -1;
-}
-
-/* A children file, whole, through a cached descriptor, into m->cbuf. */
-static ssize_t measure_read_children(struct measure *m, int *fd, const char *path)
-{
-	ssize_t n;
-
-	for (int attempt = 0; attempt < 2; attempt++) {
-		if (*fd < 0) {
-			int nfd = openat(m->procfd, path, O_RDONLY | O_CLOEXEC);
-
-			if (nfd < 0)
-				return -1;
-			if (m->open_fds >= MEASURE_MAX_OPEN_FDS) {
-				n = pread_all(nfd, &m->cbuf, &m->cbuf_cap);
-				close(nfd);
-				return n;
-			}
-			*fd = nfd;
-			m->open_fds++;
 		}
-		n = pread_all(*fd, &m->cbuf, &m->cbuf_cap);
-		if (n >= 0)
+		if (n >= 0) {
+			if (*fd < 0) {
+				*fd = use;
+				m->open_fds++;
+			}
 			return n;
-		close(*fd);
+		}
+		close(use);
+		if (*fd >= 0)
+			m->open_fds--;
 		*fd = -1;
-		m->open_fds--;
 	}
 	return -1;
 }
@@ -303,7 +279,7 @@ static void measure_visit(struct measure *m, struct measure_walk *w, struct meas
 	    sscanf(buf, "%*u %llu", &resident) == 1)
 		*rss_out = (uint64_t)resident * m->page_size;
 	snprintf(path, sizeof path, "%d/task/%d/children", (int)p->pid, (int)p->pid);
-	if (measure_read_children(m, &p->children_fd, path) > 0)
+	if (measure_read(m, &p->children_fd, path, NULL, 0) > 0)
 		measure_push_children(w, p->pid, m->cbuf);
 	if (threads > 1)
 		measure_thread_children(m, w, p->pid);
