@@ -18,6 +18,7 @@ enum config_type {
 	CONFIG_MODE,
 	CONFIG_BOOL,
 	CONFIG_ENV,
+	CONFIG_CGROUP, /* enum cg_mode */
 };
 
 enum config_origin {
@@ -38,13 +39,13 @@ struct config_key {
 	enum config_type type;
 	size_t offset;         /* into struct config */
 	const char *arg;       /* "SIZE", for --help */
-	const char *mechanism; /* what enforces it on this version */
-	int needs_cgroups;     /* cannot be honoured by this version */
+	const char *mechanism; /* what enforces it (NULL: not a limit, or a cgroup's) */
+	int needs_cgroups;     /* enforced by a cgroup, when there is one */
 };
 
 /* Keys, in the order --check prints them; terminated by a NULL name. */
 extern const struct config_key config_keys[];
-#define CONFIG_MAX_KEYS 32
+#define CONFIG_MAX_KEYS 48
 
 struct config {
 	struct limits limits;
@@ -54,6 +55,7 @@ struct config {
 	char *chdir;
 	char *report;
 	int clear_env;
+	int cgroup_mode; /* enum cg_mode */
 	int strict;
 	char **env; /* --env / env = arguments in order */
 	size_t n_env;
@@ -89,11 +91,9 @@ int config_is_set(const struct config *c, const struct config_key *k);
 /* "default", "FILE:LINE [profile]" or "command line". */
 void config_source_text(const struct config_source *s, char *buf, size_t len);
 
-/* Keys asked for that this version cannot honour: one line each to out
- * (prefixed by prefix). Returns how many. */
-size_t config_unhonoured(const struct config *c, FILE *out, const char *prefix);
-
-/* The --check report. */
-void config_print_check(const struct config *c, FILE *out);
+/* The --check table of keys; mechanism() says what enforces a cgroup key. */
+void config_print_check(const struct config *c, FILE *out,
+			void (*mechanism)(void *ctx, const struct config_key *k, char *buf, size_t len),
+			void *ctx);
 
 #endif

@@ -24,8 +24,11 @@ struct measure_proc {
 	int stat_fd, statm_fd, children_fd;
 };
 
+struct cgroup;
+
 struct measure {
-	pid_t root;                  /* proctord itself: the tree is below it */
+	pid_t root;
+	struct cgroup *cg;           /* the figures it serves come from it; NULL */                  /* proctord itself: the tree is below it */
 	struct measure_proc *procs;  /* sorted by pid */
 	size_t n, cap;
 	uint64_t reaped_ns;          /* exact: rusage of every process proctord reaped */
@@ -41,7 +44,7 @@ struct measure {
 	size_t open_fds;             /* descriptors held in procs[] */
 };
 
-void measure_init(struct measure *m, pid_t root);
+void measure_init(struct measure *m, pid_t root, struct cgroup *cg);
 void measure_free(struct measure *m);
 
 /* Figures of the tree now: CPU µs since start (monotonic) and resident bytes

@@ -75,6 +75,16 @@ struct report_final {
 	uint64_t cpu_us, user_us, sys_us, wall_us;
 	uint64_t peak_memory;
 	int interrupted; /* proctord was ended by a signal */
+	int have_oom;    /* oom_kills is known (a memory cgroup) */
+	uint64_t oom_kills;
+	int have_pids;   /* pids_peak and pids_max_hits are known (a pids cgroup) */
+	uint64_t pids_peak, pids_max_hits;
+	/* Limits asked for that nothing enforced, by key name. */
+	const char *not_enforced[8];
+	size_t n_not_enforced;
+	/* Where the figures came from ("cpu", "user_sys", "peak_memory",
+	 * "oom_kills", "tree_kill"): text, or NULL for the /proc fallback. */
+	const char *src_cpu, *src_peak, *src_oom, *src_kill;
 };
 
 /* Write the report to path atomically (a temporary file, then rename).

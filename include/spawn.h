@@ -18,6 +18,16 @@ struct spawn_config {
 	const char *chdir;
 	const struct limits *limits;
 	int nice; /* the program's nice value (proctord may run at a higher priority) */
+	/* cgroups: the v2 directory to start in (CLONE_INTO_CGROUP), -1 for
+	 * none; cgroup_procs_fd/path is its cgroup.procs, joined by the child
+	 * when the kernel cannot clone into it. The child joins the others
+	 * (v1 hierarchies) itself, before anything else. */
+	int cgroup_fd;
+	int cgroup_procs_fd;
+	const char *cgroup_path;
+	const int *join_fds;
+	const char *const *join_paths;
+	size_t n_join;
 };
 
 struct spawn_child {

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "cgroup.h"
 #include "fifo.h"
 #include "sblimits.h"
 #include "measure.h"
@@ -50,6 +51,9 @@ struct supervisor {
 	uint64_t main_cpu_us;      /* main process's own rusage (with what it waited for) */
 	struct rusage main_ru;
 	struct measure measure;
+	struct cgroup *cg;         /* the sandbox's cgroups (may serve nothing) */
+	uint64_t oom_kills;
+	ev_io oom_io;
 	struct fifo *fifo;
 	ev_signal sigchld, sigterm, sigint, sighup;
 	ev_io err_io;
@@ -59,7 +63,8 @@ struct supervisor {
 
 /* Start supervising a spawned child. Returns 0, or -1 with errno set. */
 int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limits *l,
-		    const struct spawn_child *child, struct fifo *fifo, uint64_t start_us);
+		    const struct spawn_child *child, struct fifo *fifo, struct cgroup *cg,
+		    uint64_t start_us);
 void supervise_finish(struct supervisor *s);
 
 extern const struct fifo_ops supervise_fifo_ops;

@@ -12,13 +12,12 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cgroup.h"
 #include "config.h"
 #include "units.h"
 #include "util.h"
 
 #define OFF(field) offsetof(struct config, field)
-
-static const char cgroup_only[] = "needs cgroups: NOT enforced by this version";
 
 const struct config_key config_keys[] = {
 	{"cpu_time", CONFIG_DURATION, OFF(limits.cpu_time_us), "DURATION",
@@ -31,10 +30,10 @@ const struct config_key config_keys[] = {
 	{"nofile", CONFIG_COUNT, OFF(limits.nofile), "N", "RLIMIT_NOFILE, soft = hard, per process",
 	 0},
 	{"stack", CONFIG_SIZE, OFF(limits.stack), "SIZE", "RLIMIT_STACK, per process", 0},
-	{"memory_max", CONFIG_SIZE, OFF(limits.memory_max), "SIZE", cgroup_only, 1},
-	{"memory_high", CONFIG_SIZE, OFF(limits.memory_high), "SIZE", cgroup_only, 1},
-	{"pids", CONFIG_COUNT, OFF(limits.pids), "N", cgroup_only, 1},
-	{"cpus", CONFIG_CPUS, OFF(limits.cpus_milli), "CPUS", cgroup_only, 1},
+	{"memory_max", CONFIG_SIZE, OFF(limits.memory_max), "SIZE", NULL, 1},
+	{"memory_high", CONFIG_SIZE, OFF(limits.memory_high), "SIZE", NULL, 1},
+	{"pids", CONFIG_COUNT, OFF(limits.pids), "N", NULL, 1},
+	{"cpus", CONFIG_CPUS, OFF(limits.cpus_milli), "CPUS", NULL, 1},
 	{"grace", CONFIG_DURATION, OFF(limits.grace_us), "DURATION",
 	 "timer after a terminating wait; then the tree is killed", 0},
 	{"dir", CONFIG_PATH, OFF(dir), "DIR", NULL, 0},
@@ -45,6 +44,7 @@ const struct config_key config_keys[] = {
 	{"chdir", CONFIG_PATH, OFF(chdir), "DIR", NULL, 0},
 	{"env", CONFIG_ENV, OFF(env), "NAME=VALUE", NULL, 0},
 	{"clear_env", CONFIG_BOOL, OFF(clear_env), NULL, NULL, 0},
+	{"cgroup", CONFIG_CGROUP, OFF(cgroup_mode), "auto|v2|v1|none", NULL, 0},
 	{"report", CONFIG_PATH, OFF(report), "FILE", NULL, 0},
 	{"strict", CONFIG_BOOL, OFF(strict), NULL, NULL, 0},
 	{NULL, 0, 0, NULL, NULL, 0},
@@ -169,6 +169,14 @@ const char *config_set(struct config *c, const struct config_key *k, const char 
 	case CONFIG_BOOL:
 		err = config_parse_bool(value, config_int(c, k));
 		break;
+	case CONFIG_CGROUP: {
+		int m = cgroup_mode_parse(value);
+
+		if (m < 0)
+			return "expected auto, v2, v1 or none";
+		*config_int(c, k) = m;
+		break;
+	}
 	case CONFIG_ENV:
 		if (value[0] == '=' || value[0] == '\0')
 			return "expected NAME=VALUE or NAME";
@@ -196,6 +204,7 @@ int config_is_set(const struct config *c, const struct config_key *k)
 	case CONFIG_ENV:
 		return c->n_env > 0;
 	case CONFIG_BOOL:
+	case CONFIG_CGROUP:
 		return *(const int *)(const void *)((const char *)c + k->offset) != 0;
 	case CONFIG_MODE:
 		return c->dir_mode != 0700;
@@ -235,6 +244,10 @@ void config_format(const struct config *c, const struct config_key *k, char *buf
 	case CONFIG_BOOL:
 		snprintf(buf, len, "%s",
 			 *(const int *)(const void *)((const char *)c + k->offset) ? "true" : "false");
+		break;
+	case CONFIG_CGROUP:
+		snprintf(buf, len, "%s",
+			 cgroup_mode_name(*(const int *)(const void *)((const char *)c + k->offset)));
 		break;
 	case CONFIG_ENV: {
 		size_t used = 0;
@@ -565,52 +578,31 @@ fail:
 	return -1;
 }
 
-size_t config_unhonoured(const struct config *c, FILE *out, const char *prefix)
-{
-	size_t n = 0;
-
-	for (const struct config_key *k = config_keys; k->name; k++) {
-		char v[64], src[320];
-
-		if (!k->needs_cgroups || !config_is_set(c, k))
-			continue;
-		config_format(c, k, v, sizeof v);
-		config_source_text(&c->source[config_key_index(k)], src, sizeof src);
-		if (out)
-			fprintf(out,
-				"%s%s = %s (%s) cannot be honoured: it needs cgroup support, which "
-				"this version of proctord does not have\n",
-				prefix, k->name, v, src);
-		n++;
-	}
-	return n;
-}
-
-void config_print_check(const struct config *c, FILE *out)
+void config_print_check(const struct config *c, FILE *out,
+			void (*mechanism)(void *ctx, const struct config_key *k, char *buf, size_t len),
+			void *ctx)
 {
 	fprintf(out, "%-14s %-12s %-32s %s\n", "key", "value", "from", "enforced by");
 	for (const struct config_key *k = config_keys; k->name; k++) {
-		char v[512], src[320];
+		char v[512], src[320], m[512];
+		const char *how;
 
 		/* Limits always; other keys when they were given. */
-		if (!k->mechanism && !config_is_set(c, k))
+		if (!k->mechanism && !k->needs_cgroups && !config_is_set(c, k))
 			continue;
 		config_format(c, k, v, sizeof v);
 		config_source_text(&c->source[config_key_index(k)], src, sizeof src);
-		if (k->mechanism)
-			fprintf(out, "%-14s %-12s %-32s %s\n", k->name, v, src,
-				config_is_set(c, k) || strcmp(k->name, "grace") == 0 ? k->mechanism
-										     : "-");
-		else
+		if (!k->mechanism && !k->needs_cgroups) {
 			fprintf(out, "%-14s %-12s %s\n", k->name, v, src);
+			continue;
+		}
+		how = "-";
+		if (k->needs_cgroups && config_is_set(c, k)) {
+			mechanism(ctx, k, m, sizeof m);
+			how = m;
+		} else if (k->mechanism && (config_is_set(c, k) || strcmp(k->name, "grace") == 0)) {
+			how = k->mechanism;
+		}
+		fprintf(out, "%-14s %-12s %-32s %s\n", k->name, v, src, how);
 	}
-	fprintf(out, "\n%-14s %s\n", "figure", "source");
-	fprintf(out, "%-14s %s\n", "cpu",
-		"CPU clocks of the live processes (/proc) + rusage of the reaped ones");
-	fprintf(out, "%-14s %s\n", "memory", "sum of /proc/PID/statm resident over the live tree");
-	fprintf(out, "%-14s %s\n", "peak_memory",
-		"largest of the /proc samples and of the reaped processes' ru_maxrss");
-	fprintf(out, "%-14s %s\n", "oom_kills", "not available without cgroups");
-	fprintf(out, "%-14s %s\n", "tree kill",
-		"SIGKILL to every descendant found through /proc (proctord is a subreaper)");
 }

@@ -10,10 +10,13 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "config.h"
 #include "fifo.h"
 #include "sblimits.h"
@@ -27,6 +30,17 @@
 #include "version.h"
 
 extern char **environ;
+
+/* The sandbox's cgroups, removed at any exit of this process (a set-up
+ * failure ends in exit()); NULL once handed over or gone. */
+static struct cgroup *exit_cgroup;
+
+static void remove_cgroup_at_exit(void)
+{
+	if (exit_cgroup)
+		cgroup_destroy(exit_cgroup);
+	exit_cgroup = NULL;
+}
 
 struct options {
 	struct config cfg;
@@ -82,10 +96,14 @@ static void usage(FILE *out)
 		"  --fsize SIZE         size of any file written, per process (RLIMIT_FSIZE)\n"
 		"  --nofile N           open descriptors per process (soft = hard)\n"
 		"  --stack SIZE         stack size per process (RLIMIT_STACK)\n"
-		"  --memory-max SIZE    memory of the tree     } need cgroups, which this\n"
-		"  --memory-high SIZE   soft memory limit      } version does not have: a\n"
-		"  --pids N             processes of the tree  } warning, or an error with\n"
-		"  --cpus CPUS          CPU bandwidth (1.5, 150%%) } --strict\n"
+		"  --memory-max SIZE    memory of the tree, no swap (cgroup)\n"
+		"  --memory-high SIZE   memory above which the tree is throttled (cgroup v2)\n"
+		"  --pids N             processes and threads of the tree (cgroup)\n"
+		"  --cpus CPUS          CPU bandwidth of the tree, 1.5 or 150%% (cgroup)\n"
+		"  --cgroup MODE        cgroups to use: auto (v2, then v1 for the rest), v2,\n"
+		"                       v1, or none (rlimits and /proc only). Without a\n"
+		"                       cgroup, the cgroup limits above are a warning, or an\n"
+		"                       error with --strict\n"
 		"\n"
 		"Program:\n"
 		"  --stdin FILE         standard input from FILE (a file or FIFO)\n"
@@ -236,7 +254,10 @@ static char **build_env(const struct config *c)
 
 	if (!c->clear_env)
 		for (char **e = environ; *e; e++)
-			env = env_set(env, &n, xstrdup(*e));
+			/* systemd's notification socket is proctord's, not the
+			 * program's: it could claim readiness or a main pid. */
+			if (strncmp(*e, "NOTIFY_SOCKET=", 14) != 0)
+				env = env_set(env, &n, xstrdup(*e));
 	for (size_t i = 0; i < c->n_env; i++) {
 		char *a = c->env[i];
 
@@ -290,6 +311,8 @@ static int daemonize(struct options *o, char **env)
 		int st;
 
 		close(p[1]);
+		/* The daemon owns the cgroups now. */
+		exit_cgroup = NULL;
 		/* Up to the newline, not to EOF: a program still in its set-up
 		 * (say, opening a FIFO nobody writes) holds a copy of the write
 		 * end until its execve. */
@@ -327,6 +350,31 @@ static int daemonize(struct options *o, char **env)
 	return p[1];
 }
 
+/* Started by systemd (Type=notify): tell it the FIFOs are there. The
+ * protocol is one datagram on the socket $NOTIFY_SOCKET names; "@" starts an
+ * abstract name. */
+static void notify_systemd(const char *state)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	size_t len;
+	int fd;
+
+	if (!path || (path[0] != '/' && path[0] != '@') || strlen(path) >= sizeof sa.sun_path)
+		return;
+	len = strlen(path);
+	memcpy(sa.sun_path, path, len);
+	if (path[0] == '@')
+		sa.sun_path[0] = '\0';
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	if (sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&sa,
+		   (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) < 0)
+		log_warn("sd_notify %s", path);
+	close(fd);
+}
+
 static void daemon_ready(int fd, const char *dir)
 {
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -344,6 +392,66 @@ static void daemon_ready(int fd, const char *dir)
 	log_set_quiet(1);
 }
 
+/* What the cgroups add to the report: limits not enforced, pids figures. */
+static void report_cgroup(struct cgroup *cg, const struct limits *l, struct report_final *rf)
+{
+	static const char *const keys[] = {"memory_max", "memory_high", "pids", "cpus"};
+	const uint64_t vals[] = {l->memory_max, l->memory_high, l->pids, l->cpus_milli};
+
+	for (size_t i = 0; i < 4; i++) {
+		char m[400];
+
+		if (vals[i] == UNITS_UNLIMITED)
+			continue;
+		cgroup_key_mechanism(cg, keys[i], m, sizeof m);
+		if (strncmp(m, "NOT enforced", 12) == 0)
+			rf->not_enforced[rf->n_not_enforced++] = keys[i];
+	}
+	if (cgroup_pids(cg, &rf->pids_peak, &rf->pids_max_hits) == 0)
+		rf->have_pids = 1;
+}
+
+static void check_mechanism(void *ctx, const struct config_key *k, char *buf, size_t len)
+{
+	cgroup_key_mechanism(ctx, k->name, buf, len);
+}
+
+/* Where each figure comes from on this machine. */
+static void print_sources(const struct cgroup *cg, FILE *out)
+{
+	char b[600];
+
+	fprintf(out, "\n%-14s %s\n", "figure", "source");
+	fprintf(out, "%-14s %s\n", "cpu",
+		cgroup_role_source(cg, CG_ROLE_CPU, b, sizeof b)
+			? b
+			: "CPU clocks of the live processes (/proc) + rusage of the reaped ones");
+	fprintf(out, "%-14s %s\n", "memory", "sum of /proc/PID/statm resident over the live tree");
+	fprintf(out, "%-14s %s\n", "peak_memory",
+		cgroup_role_source(cg, CG_ROLE_MEMORY, b, sizeof b)
+			? b
+			: "largest of the /proc samples and of the reaped processes' ru_maxrss");
+	fprintf(out, "%-14s %s\n", "oom_kills",
+		cgroup_has(cg, CG_ROLE_MEMORY) ? "memory.events / memory.oom_control oom_kill"
+					       : "not available without a memory cgroup");
+	fprintf(out, "%-14s %s\n", "pids_peak",
+		cgroup_has(cg, CG_ROLE_PIDS) ? "pids.peak, pids.events max"
+					     : "not available without a pids cgroup");
+	if (cgroup_role_source(cg, CG_ROLE_KILL, b, sizeof b) ||
+	    cgroup_role_source(cg, CG_ROLE_FREEZE, b, sizeof b))
+		fprintf(out, "%-14s %s%s\n", "tree kill", b,
+			cgroup_has(cg, CG_ROLE_KILL) ? "" : ", kill every listed process, thaw");
+	else if (cgroup_active(cg))
+		fprintf(out, "%-14s %s\n", "tree kill", "SIGKILL to every process in cgroup.procs");
+	else
+		fprintf(out, "%-14s %s\n", "tree kill",
+			"SIGKILL to every descendant found through /proc (proctord is a subreaper)");
+	fprintf(out, "%-14s %s\n", "end of tree",
+		cgroup_role_source(cg, CG_ROLE_EVENTS, b, sizeof b)
+			? b
+			: (cgroup_active(cg) ? "cgroup.procs empty" : "no descendant left in /proc"));
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -352,8 +460,12 @@ int main(int argc, char **argv)
 	struct supervisor sv;
 	struct spawn_config sc;
 	struct spawn_child child;
+	/* Static: the exit handler may use it after main has returned. */
+	static struct cgroup cg;
+	int join_fds[CG_MAX_HIER];
+	const char *join_paths[CG_MAX_HIER];
 	struct ev_loop *loop;
-	char err[512];
+	char err[1024];
 	char **env;
 	int ready_fd = -1, code, nice_value;
 	uint64_t start_us;
@@ -361,6 +473,10 @@ int main(int argc, char **argv)
 	log_init("proctord");
 	ensure_stdio();
 	parse_options(argc, argv, &o);
+	if (cgroup_setup(&cg, (enum cg_mode)o.cfg.cgroup_mode, &o.cfg.limits, err, sizeof err) < 0)
+		log_fatalx(EXIT_SETUP, "%s", err);
+	exit_cgroup = &cg;
+	atexit(remove_cgroup_at_exit);
 	if (o.check) {
 		size_t n;
 
@@ -369,14 +485,20 @@ int main(int argc, char **argv)
 			printf(" of %s%s%s%s", o.config_file, o.profile ? " [" : "",
 			       o.profile ? o.profile : "", o.profile ? "]" : "");
 		printf("\n\n");
-		config_print_check(&o.cfg, stdout);
-		n = config_unhonoured(&o.cfg, stdout, "\ncannot be honoured: ");
+		config_print_check(&o.cfg, stdout, check_mechanism, &cg);
+		print_sources(&cg, stdout);
+		n = cgroup_unhonoured(&cg, &o.cfg.limits, NULL, NULL);
+		if (n) {
+			printf("\n");
+			cgroup_unhonoured(&cg, &o.cfg.limits, stdout, "");
+		}
 		config_free(&o.cfg);
 		return n ? EXIT_SETUP : 0;
 	}
 	/* A limit that is asked for and not enforced must never pass silently. */
-	if (config_unhonoured(&o.cfg, NULL, NULL) > 0) {
-		config_unhonoured(&o.cfg, stderr, o.cfg.strict ? "proctord: error: " : "proctord: warning: ");
+	if (cgroup_unhonoured(&cg, &o.cfg.limits, NULL, NULL) > 0) {
+		cgroup_unhonoured(&cg, &o.cfg.limits, stderr,
+				  o.cfg.strict ? "proctord: error: " : "proctord: warning: ");
 		if (o.cfg.strict)
 			return EXIT_SETUP;
 	}
@@ -440,6 +562,16 @@ int main(int argc, char **argv)
 	sc.chdir = o.cfg.chdir;
 	sc.limits = &o.cfg.limits;
 	sc.nice = nice_value;
+	sc.cgroup_fd = cgroup_clone_fd(&cg);
+	sc.cgroup_procs_fd = -1;
+	for (size_t i = 0; i < cg.n; i++)
+		if (cg.h[i].version == 2 && cg.h[i].fd >= 0) {
+			sc.cgroup_procs_fd = cg.h[i].procs_fd;
+			sc.cgroup_path = cg.h[i].path;
+		}
+	sc.n_join = cgroup_join_fds(&cg, join_fds, join_paths, CG_MAX_HIER, 1);
+	sc.join_fds = join_fds;
+	sc.join_paths = join_paths;
 	start_us = now_us();
 	if (spawn_start(&sc, &child) < 0) {
 		int saved = errno;
@@ -449,7 +581,7 @@ int main(int argc, char **argv)
 		errno = saved;
 		log_fatal(EXIT_SETUP, "cannot start %s", o.argv[0]);
 	}
-	if (supervise_init(&sv, loop, &o.cfg.limits, &child, &fifo, start_us) < 0) {
+	if (supervise_init(&sv, loop, &o.cfg.limits, &child, &fifo, &cg, start_us) < 0) {
 		/* Without its timers the limits would not hold: end it now. */
 		log_warn("cannot create timers");
 		kill(child.pid, SIGKILL);
@@ -461,6 +593,7 @@ int main(int argc, char **argv)
 	fifo_start(&fifo);
 	if (ready_fd >= 0)
 		daemon_ready(ready_fd, dir.path);
+	notify_systemd("READY=1");
 
 	ev_run(loop, 0);
 
@@ -476,6 +609,25 @@ int main(int argc, char **argv)
 			.peak_memory = sv.measure.peak_bytes,
 			.interrupted = sv.interrupted,
 		};
+		char src_cpu[600], src_mem[600], src_kill[600];
+		uint64_t usage, peak;
+
+		report_cgroup(&cg, &o.cfg.limits, &rf);
+		if (cgroup_cpu(&cg, &usage, &rf.user_us, &rf.sys_us) == 0)
+			rf.src_cpu = cgroup_role_source(&cg, CG_ROLE_CPU, src_cpu, sizeof src_cpu);
+		if (cgroup_peak(&cg, &peak) == 0) {
+			rf.peak_memory = peak;
+			rf.src_peak = cgroup_role_source(&cg, CG_ROLE_MEMORY, src_mem, sizeof src_mem);
+		}
+		if (cgroup_has(&cg, CG_ROLE_MEMORY)) {
+			rf.have_oom = 1;
+			rf.oom_kills = sv.oom_kills;
+			cgroup_oom_kills(&cg, &rf.oom_kills);
+			rf.src_oom = rf.src_peak ? rf.src_peak : "memory cgroup";
+		}
+		rf.src_kill = cgroup_role_source(&cg, CG_ROLE_KILL, src_kill, sizeof src_kill);
+		if (!rf.src_kill)
+			rf.src_kill = cgroup_role_source(&cg, CG_ROLE_FREEZE, src_kill, sizeof src_kill);
 
 		if (report_write_json(o.cfg.report, &rf, err, sizeof err) < 0) {
 			/* After daemonizing, stderr is /dev/null: the exit code
@@ -486,6 +638,8 @@ int main(int argc, char **argv)
 		}
 	}
 	supervise_finish(&sv);
+	cgroup_destroy(&cg);
+	exit_cgroup = NULL;
 	fifo_close(&fifo);
 	sbdir_close(&dir);
 	ev_loop_destroy(loop);

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "measure.h"
 #include "tree.h"
 #include "util.h"
@@ -31,7 +32,7 @@
  * bomb must not exhaust proctord's own descriptors. */
 #define MEASURE_MAX_OPEN_FDS 192
 
-void measure_init(struct measure *m, pid_t root)
+void measure_init(struct measure *m, pid_t root, struct cgroup *cg)
 {
 	long tck = sysconf(_SC_CLK_TCK);
 	long ps = sysconf(_SC_PAGESIZE);
@@ -39,6 +40,7 @@ void measure_init(struct measure *m, pid_t root)
 
 	memset(m, 0, sizeof *m);
 	m->root = root;
+	m->cg = cg;
 	m->tick_ns = 1000000000u / (uint64_t)(tck > 0 ? tck : 100);
 	m->page_size = (uint64_t)(ps > 0 ? ps : 4096);
 	m->procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -288,8 +290,14 @@ static void measure_visit(struct measure *m, struct measure_walk *w, struct meas
 void measure_sample(struct measure *m, uint64_t *cpu_us, uint64_t *rss_bytes)
 {
 	struct measure_walk w = {0};
-	uint64_t live_ns = 0, rss = 0, total_us;
+	uint64_t live_ns = 0, rss = 0, total_us, cg_cpu = 0;
 	size_t nn;
+	/* The CPU of the whole tree, waited for or not, from the cgroup where
+	 * there is one. Resident memory always comes from the walk: a memory
+	 * cgroup's memory.stat is flushed lazily (below about 64 pages per CPU
+	 * of change, only every 2 s), so a small program read 0 for seconds
+	 * after its start; statm is exact at the moment it is read. */
+	int cg = m->cg && cgroup_cpu(m->cg, &cg_cpu, NULL, NULL) == 0;
 
 	if (m->root_children_fd >= 0 && pread_all(m->root_children_fd, &m->cbuf, &m->cbuf_cap) > 0)
 		measure_push_children(&w, m->root, m->cbuf);
@@ -368,6 +376,8 @@ void measure_sample(struct measure *m, uint64_t *cpu_us, uint64_t *rss_bytes)
 	m->cap = w.cap;
 
 	total_us = (m->reaped_ns + live_ns) / 1000u;
+	if (cg)
+		total_us = cg_cpu;
 	if (total_us < m->last_cpu_us)
 		total_us = m->last_cpu_us;
 	m->last_cpu_us = total_us;
@@ -379,7 +389,12 @@ void measure_sample(struct measure *m, uint64_t *cpu_us, uint64_t *rss_bytes)
 
 uint64_t measure_cpu_us_settled(struct measure *m)
 {
-	uint64_t total_us = m->reaped_ns / 1000u;
+	uint64_t total_us = m->reaped_ns / 1000u, cg_cpu;
+
+	/* Once the cgroup is empty, its figure is final, and it also holds
+	 * what nobody waited for. */
+	if (m->cg && cgroup_cpu(m->cg, &cg_cpu, NULL, NULL) == 0)
+		total_us = cg_cpu;
 
 	if (total_us < m->last_cpu_us)
 		total_us = m->last_cpu_us;

@@ -246,31 +246,40 @@ int report_write_json(const char *path, const struct report_final *f, char *err,
 			   report_limit(l->memory_high), "pids", report_limit(l->pids),
 			   "cpus_milli", report_limit(l->cpus_milli), "grace_us",
 			   (json_int_t)l->grace_us);
-	/* Limits that were asked for but that this version cannot enforce. */
+	/* Limits that were asked for and that nothing enforced. */
 	unenforced = json_array();
-	if (l->memory_max != UNITS_UNLIMITED)
-		json_array_append_new(unenforced, json_string("memory_max"));
-	if (l->memory_high != UNITS_UNLIMITED)
-		json_array_append_new(unenforced, json_string("memory_high"));
-	if (l->pids != UNITS_UNLIMITED)
-		json_array_append_new(unenforced, json_string("pids"));
-	if (l->cpus_milli != UNITS_UNLIMITED)
-		json_array_append_new(unenforced, json_string("cpus"));
+	for (size_t i = 0; i < f->n_not_enforced; i++)
+		json_array_append_new(unenforced, json_string(f->not_enforced[i]));
 	sources = json_pack(
-		"{s:s, s:s, s:s, s:s, s:s, s:s}", "cpu",
-		"rusage of every reaped process of the tree (exact once the tree has ended)",
-		"user_sys", "rusage of every reaped process of the tree", "wall",
-		"CLOCK_MONOTONIC from the start to the end of the program", "peak_memory",
-		"largest of the /proc/PID/statm samples and of the reaped processes' ru_maxrss",
-		"oom_kills", "not available without cgroups", "output_bytes",
+		"{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "cpu",
+		f->src_cpu ? f->src_cpu
+			   : "rusage of every reaped process of the tree (exact once the tree has "
+			     "ended)",
+		"user_sys", f->src_cpu ? f->src_cpu : "rusage of every reaped process of the tree",
+		"wall", "CLOCK_MONOTONIC from the start to the end of the program", "peak_memory",
+		f->src_peak ? f->src_peak
+			    : "largest of the /proc/PID/statm samples and of the reaped processes' "
+			      "ru_maxrss",
+		"oom_kills", f->src_oom ? f->src_oom : "not available without a memory cgroup",
+		"tree_kill",
+		f->src_kill ? f->src_kill
+			    : "SIGKILL to every descendant found through /proc (proctord is a "
+			      "subreaper)",
+		"output_bytes",
 		"not counted by this version (output passes straight to its destination)");
-	root = json_pack("{s:i, s:o, s:I, s:I, s:I, s:I, s:I, s:n, s:n, s:b, s:o, s:o, s:o}",
+	root = json_pack("{s:i, s:o, s:I, s:I, s:I, s:I, s:I, s:o, s:n, s:o, s:o, s:b, s:o, s:o, "
+			 "s:o}",
 			 "version", 1, "status", report_status_json(f->outcome, l), "cpu_us",
 			 (json_int_t)f->cpu_us, "user_us", (json_int_t)f->user_us, "sys_us",
 			 (json_int_t)f->sys_us, "wall_us", (json_int_t)f->wall_us,
 			 "peak_memory_bytes", (json_int_t)f->peak_memory, "oom_kills",
-			 "output_bytes", "interrupted", f->interrupted, "limits", limits,
-			 "not_enforced", unenforced, "sources", sources);
+			 f->have_oom ? json_integer((json_int_t)f->oom_kills) : json_null(),
+			 "output_bytes", "pids_peak",
+			 f->have_pids ? json_integer((json_int_t)f->pids_peak) : json_null(),
+			 "pids_max_hits",
+			 f->have_pids ? json_integer((json_int_t)f->pids_max_hits) : json_null(),
+			 "interrupted", f->interrupted, "limits", limits, "not_enforced", unenforced,
+			 "sources", sources);
 	if (!root) {
 		snprintf(err, errlen, "cannot build the JSON report");
 		return -1;

@@ -28,6 +28,10 @@ struct spawn_msg {
 
 extern char **environ;
 
+/* Whether the clone in progress puts the child into c->cgroup_fd: the child
+ * reads its copy to know whether it must join that cgroup itself. */
+static int spawn_cloned_into;
+
 static void spawn_report(int fd, enum spawn_stage stage, int err, const char *what)
 {
 	struct spawn_msg msg;
@@ -122,9 +126,23 @@ static void spawn_child_close_fds(int errfd)
 	}
 }
 
+static void spawn_child_join(int errfd, int fd, const char *path)
+{
+	/* "0" is the writer itself. */
+	if (write(fd, "0", 1) != 1)
+		spawn_report(errfd, STAGE_SETUP, errno, path);
+}
+
 static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent)
 {
 	sigset_t none;
+
+	/* Into the sandbox's cgroups first: all it does from here on, and
+	 * every process it starts, is accounted and limited there. */
+	if (!spawn_cloned_into && c->cgroup_procs_fd >= 0)
+		spawn_child_join(errfd, c->cgroup_procs_fd, c->cgroup_path);
+	for (size_t i = 0; i < c->n_join; i++)
+		spawn_child_join(errfd, c->join_fds[i], c->join_paths[i]);
 
 	/* Drop proctord's descriptors (its FIFOs among them) now, not at
 	 * execve: a program whose set-up blocks (a --stdin FIFO nobody
@@ -200,7 +218,23 @@ int spawn_start(const struct spawn_config *c, struct spawn_child *out)
 	args.flags = CLONE_PIDFD;
 	args.pidfd = (uint64_t)(uintptr_t)&pidfd;
 	args.exit_signal = SIGCHLD;
+	spawn_cloned_into = 0;
+	if (c->cgroup_fd >= 0) {
+		/* Born in the cgroup: no moment outside it, no race to join. */
+		args.flags |= CLONE_INTO_CGROUP;
+		args.cgroup = (uint64_t)c->cgroup_fd;
+		spawn_cloned_into = 1;
+		pid = syscall(SYS_clone3, &args, sizeof args);
+		if (pid >= 0 || errno == EAGAIN || errno == ENOMEM)
+			goto cloned;
+		/* Before Linux 5.7 (E2BIG, EINVAL), or refused: the child
+		 * joins by writing cgroup.procs, which says why if it fails. */
+		args.flags &= ~(uint64_t)CLONE_INTO_CGROUP;
+		args.cgroup = 0;
+		spawn_cloned_into = 0;
+	}
 	pid = syscall(SYS_clone3, &args, sizeof args);
+cloned:
 	if (pid < 0 && (errno == ENOSYS || errno == EINVAL)) {
 		/* Before Linux 5.3: fork, then ask for a pidfd. */
 		pid = fork();

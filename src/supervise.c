@@ -65,16 +65,40 @@ static void supervise_end(struct supervisor *s)
 	fifo_kick(s->fifo);
 }
 
+/* Kill the whole tree: through the cgroup where one holds it all, else
+ * every descendant found through /proc. Returns how many are left to wait
+ * for: 0 none, > 0 some, -1 unknown (not "none": keep sweeping). */
+static ssize_t supervise_kill_tree(struct supervisor *s)
+{
+	int left = cgroup_populated(s->cg);
+
+	if (left >= 0) {
+		if (left > 0)
+			cgroup_kill(s->cg);
+		/* Zombies are out of the cgroup; SIGCHLD reaps them. */
+		return left;
+	}
+	return tree_signal_all(getpid(), SIGKILL);
+}
+
 /* Kill every descendant; once none is left and the main process is reaped,
  * the sandbox has ended. */
 static void supervise_sweep(struct supervisor *s)
 {
-	/* -1: /proc could not be walked (out of descriptors?): that is not
-	 * "nothing left", so keep sweeping. */
-	ssize_t n = tree_signal_all(getpid(), SIGKILL);
+	ssize_t n = supervise_kill_tree(s);
 
 	if (n == 0 && s->main_reaped)
 		supervise_end(s);
+}
+
+/* Whether the cgroup's OOM killer has struck since the start. */
+static int supervise_oom(struct supervisor *s)
+{
+	uint64_t n;
+
+	if (cgroup_oom_kills(s->cg, &n) == 0)
+		s->oom_kills = n;
+	return s->oom_kills > 0;
 }
 
 static void supervise_main_ended(struct supervisor *s)
@@ -82,6 +106,11 @@ static void supervise_main_ended(struct supervisor *s)
 	supervise_stop_timers(s);
 	/* The set-up report is in the pipe before the child exits. */
 	supervise_check_exec(s);
+	/* Killed, not by proctord: by the OOM killer? (memory.oom.group
+	 * kills the whole tree at once, the main process with it.) */
+	if (s->kill_reason == KILL_NONE && WIFSIGNALED(s->main_wstatus) &&
+	    WTERMSIG(s->main_wstatus) == SIGKILL && supervise_oom(s))
+		s->kill_reason = KILL_MEMORY;
 	if (s->exec_failed)
 		s->outcome = s->failure;
 	else
@@ -135,7 +164,7 @@ static void supervise_kill(struct supervisor *s, enum kill_reason reason)
 		syscall(SYS_pidfd_send_signal, s->child.pidfd, SIGKILL, NULL, 0);
 	else
 		kill(s->child.pid, SIGKILL);
-	tree_signal_all(getpid(), SIGKILL);
+	supervise_kill_tree(s);
 	ev_timer_set(&s->sweep_timer, SWEEP_INTERVAL, SWEEP_INTERVAL);
 	ev_timer_start(s->loop, &s->sweep_timer);
 }
@@ -146,7 +175,7 @@ static void supervise_sweep_cb(struct ev_loop *loop, ev_timer *w, int revents)
 
 	supervise_reap(s);
 	if (s->state == SV_KILLING)
-		tree_signal_all(getpid(), SIGKILL);
+		supervise_kill_tree(s);
 	else if (s->state == SV_SWEEPING)
 		supervise_sweep(s);
 	if (s->state == SV_KILLING || s->state == SV_SWEEPING) {
@@ -158,6 +187,16 @@ static void supervise_sweep_cb(struct ev_loop *loop, ev_timer *w, int revents)
 static void supervise_sigchld_cb(struct ev_loop *loop, ev_signal *w, int revents)
 {
 	supervise_reap(w->data);
+}
+
+/* The cgroup's memory.events changed (v2), or it ran out of memory (v1): an
+ * OOM kill ends the sandbox. */
+static void supervise_oom_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct supervisor *s = w->data;
+
+	if (supervise_oom(s) && s->state < SV_KILLING)
+		supervise_kill(s, KILL_MEMORY);
 }
 
 static void supervise_err_cb(struct ev_loop *loop, ev_io *w, int revents)
@@ -314,17 +353,19 @@ static unsigned supervise_ncpus(void)
 }
 
 int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limits *l,
-		   const struct spawn_child *child, struct fifo *fifo, uint64_t start_us)
+		   const struct spawn_child *child, struct fifo *fifo, struct cgroup *cg,
+		   uint64_t start_us)
 {
 	memset(s, 0, sizeof *s);
 	s->loop = loop;
 	s->limits = *l;
 	s->child = *child;
 	s->fifo = fifo;
+	s->cg = cg;
 	s->start_us = start_us;
 	s->state = SV_RUNNING;
 	s->ncpus = supervise_ncpus();
-	measure_init(&s->measure, getpid());
+	measure_init(&s->measure, getpid(), cg);
 
 	ev_signal_init(&s->sigchld, supervise_sigchld_cb, SIGCHLD);
 	ev_signal_init(&s->sigterm, supervise_signal_cb, SIGTERM);
@@ -337,7 +378,11 @@ int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limi
 		return -1;
 	ev_timer_init(&s->sweep_timer, supervise_sweep_cb, SWEEP_INTERVAL, SWEEP_INTERVAL);
 	s->sigchld.data = s->sigterm.data = s->sigint.data = s->sighup.data = s;
-	s->err_io.data = s->sweep_timer.data = s;
+	s->err_io.data = s->sweep_timer.data = s->oom_io.data = s;
+	if (cg->oom_watch_fd >= 0) {
+		ev_io_init(&s->oom_io, supervise_oom_cb, cg->oom_watch_fd, EV_READ);
+		ev_io_start(loop, &s->oom_io);
+	}
 
 	ev_signal_start(loop, &s->sigchld);
 	ev_signal_start(loop, &s->sigterm);
@@ -365,6 +410,8 @@ void supervise_finish(struct supervisor *s)
 	ev_signal_stop(s->loop, &s->sigint);
 	ev_signal_stop(s->loop, &s->sighup);
 	ev_io_stop(s->loop, &s->err_io);
+	if (s->cg->oom_watch_fd >= 0)
+		ev_io_stop(s->loop, &s->oom_io);
 	ptimer_close(&s->wall_timer);
 	ptimer_close(&s->cpu_timer);
 	ptimer_close(&s->grace_timer);

@@ -31,7 +31,9 @@ check_re "--check shows the profile's own value over the inherited one" \
 check_re "--check shows a command-line value over the file" \
 	"wall_time +2\\.000s +command line +timer" "$out"
 check_re "--check shows a global key" "grace +80ms +$conf:2 " "$out"
-check_re "--check says where each figure comes from" $'\ncpu +CPU clocks' "$out"
+check_re "--check says where each figure comes from" $'\ncpu +(CPU clocks|cgroup[12] )' "$out"
+out=$("$PROCTORD" --check --cgroup none 2>&1)
+check_re "--check --cgroup none names the /proc fallback" $'\ncpu +CPU clocks' "$out"
 
 # Errors: one line with FILE:LINE, exit 2, nothing runs.
 config_error() {
@@ -60,16 +62,18 @@ check_eq "a missing config file is a usage error" "2:proctord: $T/missing.conf: 
 out=$("$PROCTORD" --profile c -- true 2>&1)
 check_eq "--profile without --config is a usage error" 2 "$?"
 
-# Limits this version cannot honour: a warning, or an error with --strict.
-out=$("$PROCTORD" --check --memory-max 256MiB 2>&1)
+# Limits that cannot be honoured (here: cgroups turned off): a warning, or an
+# error with --strict.
+out=$("$PROCTORD" --check --cgroup none --memory-max 256MiB 2>&1)
 check_eq "--check exits 3 when a limit asked for cannot be honoured" 3 "$?"
-check_re "...and says which" "memory_max = 256MiB \\(command line\\) cannot be honoured" "$out"
+check_re "...and says which, and why" \
+	"memory_max cannot be honoured: cgroups are turned off \\(cgroup = none\\)" "$out"
 sb="$T/warn"
-pd_start --dir "$sb" --pids 64 -- sleep 100
-check_re "without --strict, proctord starts and warns" "^proctord: warning: pids = 64 .*cannot be honoured" \
+pd_start --dir "$sb" --cgroup none --pids 64 -- sleep 100
+check_re "without --strict, proctord starts and warns" "^proctord: warning: pids cannot be honoured" \
 	"$(cat "$PD_ERR")"
 wait0 "$sb"
-out=$("$PROCTORD" --strict --cpus 1.5 -- sh -c 'touch "$0"' "$T/ran" 2>&1)
+out=$("$PROCTORD" --strict --cgroup none --cpus 1.5 -- sh -c 'touch "$0"' "$T/ran" 2>&1)
 check_eq "with --strict, it is an error: exit 3" 3 "$?"
 check "...and nothing ran" test ! -e "$T/ran"
 
@@ -105,7 +109,7 @@ cpu=$(get cpu cpu_us) user=$(get cpu user_us) sys=$(get cpu sys_us)
 check_range "...CPU at the limit, within the kill's margin" 200000 215000 "$cpu"
 check_range "...user + sys add up to the CPU figure (within 1 ms)" $((cpu - 1000)) "$cpu" $((user + sys))
 check_range "...wall time at least the CPU time of one thread" "$cpu" 10000000 "$(get cpu wall_us)"
-check_re "...the source of every figure is named" "rusage" "$(get cpu sources.cpu)"
+check_re "...the source of every figure is named" "rusage|cgroup[12] (cpu.stat|cpuacct)" "$(get cpu sources.cpu)"
 
 mkfifo "$T/mem.go"
 pd_start --dir "$T/rep.mem" --report "$T/mem.json" -- "$PROGS/hold" 32 "$T/mem.ready" "$T/mem.go"

@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "cgroup.h"
 #include "config.h"
 
 static char path[64];
@@ -228,7 +229,14 @@ static void values_format_back(void **state)
 	assert_string_equal(buf, "64");
 	config_format(&c, config_key_find("dir_mode"), buf, sizeof buf);
 	assert_string_equal(buf, "0750");
-	assert_int_equal(config_unhonoured(&c, NULL, NULL), 2); /* cpus, pids */
+	config_free(&c);
+	assert_string_equal(load(&c, "cgroup = v1\n", NULL), "");
+	config_format(&c, config_key_find("cgroup"), buf, sizeof buf);
+	assert_string_equal(buf, "v1");
+	assert_int_equal(c.cgroup_mode, CG_MODE_V1);
+	config_free(&c);
+	assert_non_null(strstr(load(&c, "cgroup = v3\n", NULL),
+			       ":1: cgroup = v3: expected auto, v2, v1 or none"));
 	config_free(&c);
 }
 

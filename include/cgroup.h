@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: ISC
+// The sandbox's cgroups: discovery on v2, v1 and hybrid machines, limits, readings, kill, removal.
+#ifndef PROCTOR_CGROUP_H
+#define PROCTOR_CGROUP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "sblimits.h"
+
+/* Which hierarchies proctord may use (key "cgroup"). */
+enum cg_mode {
+	CG_MODE_AUTO,
+	CG_MODE_V2,
+	CG_MODE_V1,
+	CG_MODE_NONE,
+};
+
+/* What a hierarchy serves. Each role is served by one hierarchy at most. */
+enum cg_role {
+	CG_ROLE_CPU,     /* CPU accounting: v2 cpu.stat, v1 cpuacct */
+	CG_ROLE_MEMORY,  /* memory limits and readings */
+	CG_ROLE_PIDS,    /* pids.max, pids.peak */
+	CG_ROLE_CPUMAX,  /* CPU bandwidth: v2 cpu.max, v1 cfs quota */
+	CG_ROLE_KILL,    /* v2 cgroup.kill */
+	CG_ROLE_FREEZE,  /* v2 cgroup.freeze, v1 freezer */
+	CG_ROLE_EVENTS,  /* v2 cgroup.events: populated */
+	CG_ROLE_COUNT,
+};
+
+#define CG_MAX_HIER 8
+#define CG_WHY 512
+
+struct cg_hier {
+	int version;     /* 1 or 2 */
+	char ctrls[96];  /* v1: the hierarchy's controllers ("cpu,cpuacct"); v2: "" */
+	char *parent;    /* proctord's cgroup in it: the sandbox's goes below */
+	char *path;      /* the sandbox's cgroup, once made */
+	int fd;          /* its directory, locked (flock) for proctord's life; -1 */
+	int procs_fd;    /* its cgroup.procs, for the child to join; -1 */
+	int used;        /* some role is served here */
+};
+
+struct cgroup {
+	enum cg_mode mode;
+	struct cg_hier h[CG_MAX_HIER];
+	size_t n;
+	int role[CG_ROLE_COUNT];  /* index into h, or -1 */
+	char why[CG_ROLE_COUNT][CG_WHY]; /* why a role has no cgroup */
+	int moved;                /* proctord moved itself into a leaf (v2) */
+	/* Cached descriptors of the files read on every wait; -1. */
+	int cpu_fd, peak_fd, oom_fd, pidspeak_fd, pidsevents_fd, events_fd;
+	int oom_watch_fd;         /* readable when an OOM event may have happened; -1 */
+	uint64_t oom_kills;       /* last seen */
+};
+
+/* Parse a mode name; -1 if unknown. */
+int cgroup_mode_parse(const char *s);
+const char *cgroup_mode_name(enum cg_mode m);
+
+/* Find the hierarchies, remove cgroups left by a proctord that died, create
+ * the sandbox's cgroups below proctord's own and write the limits of l that
+ * a cgroup serves. Returns 0 (with whatever could be had, possibly nothing:
+ * see cgroup_unhonoured), or -1 with err when a limit could not be written:
+ * a limit is never silently ignored. */
+int cgroup_setup(struct cgroup *cg, enum cg_mode mode, const struct limits *l, char *err,
+		 size_t errlen);
+/* Remove the sandbox's cgroups (they must be empty) and close everything. */
+void cgroup_destroy(struct cgroup *cg);
+
+/* Limits of l that need a cgroup and have none: one line each to out, after
+ * prefix, with the reason. Returns how many. */
+size_t cgroup_unhonoured(const struct cgroup *cg, const struct limits *l, FILE *out,
+			 const char *prefix);
+/* What serves role r on this machine ("cgroup2 cpu.stat"), or NULL. */
+const char *cgroup_role_source(const struct cgroup *cg, enum cg_role r, char *buf, size_t len);
+/* The mechanism that enforces a cgroup-served limit key ("memory_max"...),
+ * or the reason it cannot be. */
+void cgroup_key_mechanism(const struct cgroup *cg, const char *key, char *buf, size_t len);
+
+/* For the child: the v2 directory to clone into (CLONE_INTO_CGROUP), or -1;
+ * and the cgroup.procs files it must join itself before execve. */
+int cgroup_clone_fd(const struct cgroup *cg);
+size_t cgroup_join_fds(const struct cgroup *cg, int *fds, const char **paths, size_t max,
+		       int cloned_into);
+
+int cgroup_has(const struct cgroup *cg, enum cg_role r);
+/* Whether the sandbox has a cgroup at all (one that holds every process). */
+int cgroup_active(const struct cgroup *cg);
+
+/* Readings; each returns 0, or -1 if the cgroup cannot tell. */
+int cgroup_cpu(struct cgroup *cg, uint64_t *usage_us, uint64_t *user_us, uint64_t *sys_us);
+int cgroup_peak(struct cgroup *cg, uint64_t *peak);
+int cgroup_oom_kills(struct cgroup *cg, uint64_t *n);
+int cgroup_pids(struct cgroup *cg, uint64_t *peak, uint64_t *max_hits);
+
+/* Kill every process of the sandbox. Returns 0, or -1 if no cgroup holds
+ * them all (the caller walks /proc instead). */
+int cgroup_kill(struct cgroup *cg);
+/* 1 if a process is left, 0 if none, -1 if no cgroup can tell. */
+int cgroup_populated(struct cgroup *cg);
+
+#endif

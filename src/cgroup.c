@@ -1,0 +1,1103 @@
+// SPDX-License-Identifier: ISC
+// The sandbox's cgroups: discovery on v2, v1 and hybrid machines, limits, readings, kill, removal.
+//
+// Discovery is per interface, not per machine. The v2 hierarchy, even with no
+// controller attached (a hybrid machine), gives cgroup.kill, cgroup.freeze,
+// cgroup.events and cpu.stat; memory, pids and cpu may be v2 controllers or
+// live in v1 hierarchies. Each role goes to the first hierarchy that serves
+// it, v2 before v1. The sandbox's cgroup is made below proctord's own cgroup
+// in each hierarchy it uses, named proctor-PID, and proctord holds an flock
+// on its directory for life: a cgroup named so whose lock can be taken was
+// left by a proctord that died, and is killed and removed at start.
+//
+// The v2 no-internal-process rule: a non-root cgroup with processes cannot
+// hand memory or pids to its children. If proctord is alone in its cgroup
+// (a systemd service with Delegate=yes, `systemd-run --scope`), it moves
+// itself into a leaf named "proctord" and enables the controllers; if it
+// shares its cgroup with other processes (a login shell's), it moves nothing
+// else and goes without those controllers, saying so.
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/file.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "log.h"
+#include "units.h"
+#include "util.h"
+
+#define CG_PREFIX "proctor-"
+#define CG_LEAF "proctord"
+
+static const char *const cg_mode_names[] = {"auto", "v2", "v1", "none"};
+
+int cgroup_mode_parse(const char *s)
+{
+	for (size_t i = 0; i < sizeof cg_mode_names / sizeof *cg_mode_names; i++)
+		if (strcmp(s, cg_mode_names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+const char *cgroup_mode_name(enum cg_mode m)
+{
+	return (unsigned)m < sizeof cg_mode_names / sizeof *cg_mode_names ? cg_mode_names[m] : "?";
+}
+
+/* ------------------------------------------------------------------------ */
+/* Small file helpers */
+
+static int cg_write_at(int dirfd, const char *file, const char *value)
+{
+	int fd = openat(dirfd, file, O_WRONLY | O_CLOEXEC);
+	size_t len = strlen(value);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, value, len);
+	if (n < 0) {
+		int saved = errno;
+
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	close(fd);
+	if ((size_t)n != len) {
+		errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+static int cg_exists_at(int dirfd, const char *file)
+{
+	return faccessat(dirfd, file, F_OK, 0) == 0;
+}
+
+/* The value of "key N" in a flat-keyed file (cpu.stat, memory.stat...). */
+static int cg_keyed(const char *buf, const char *key, uint64_t *out)
+{
+	size_t kl = strlen(key);
+	const char *p = buf;
+
+	while (p && *p) {
+		if (strncmp(p, key, kl) == 0 && p[kl] == ' ') {
+			char *end;
+			unsigned long long v;
+
+			errno = 0;
+			v = strtoull(p + kl + 1, &end, 10);
+			if (errno || end == p + kl + 1)
+				return -1;
+			*out = v;
+			return 0;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return -1;
+}
+
+static int cg_read_u64(int fd, uint64_t *out)
+{
+	char buf[64], *end;
+	unsigned long long v;
+
+	if (fd < 0 || pread_small(fd, buf, sizeof buf) <= 0)
+		return -1;
+	errno = 0;
+	v = strtoull(buf, &end, 10);
+	if (errno || end == buf)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int cg_read_keyed(int fd, const char *key, uint64_t *out)
+{
+	char buf[4096];
+
+	if (fd < 0 || pread_small(fd, buf, sizeof buf) <= 0)
+		return -1;
+	return cg_keyed(buf, key, out);
+}
+
+static int cg_open_ro(int dirfd, const char *file)
+{
+	return openat(dirfd, file, O_RDONLY | O_CLOEXEC);
+}
+
+/* Whether the word w is in the space- or comma-separated list. */
+static int cg_has_word(const char *list, const char *w)
+{
+	size_t wl = strlen(w);
+
+	for (const char *p = list; (p = strstr(p, w)); p += wl) {
+		int start = p == list || p[-1] == ' ' || p[-1] == ',';
+		int end = p[wl] == '\0' || p[wl] == ' ' || p[wl] == ',' || p[wl] == '\n';
+
+		if (start && end)
+			return 1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Discovery */
+
+/* Undo mountinfo's octal escapes (\040 for a space) in place. */
+static void cg_unescape(char *s)
+{
+	char *w = s;
+
+	for (char *r = s; *r; r++) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+		    r[3] >= '0' && r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+			r += 3;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+}
+
+struct cg_mount {
+	int version;
+	char root[512], point[512], opts[256];
+};
+
+static size_t cg_read_mounts(struct cg_mount *mv, size_t max)
+{
+	char *buf = NULL, *line, *save = NULL;
+	size_t cap = 0, n = 0;
+	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	if (pread_all(fd, &buf, &cap) < 0) {
+		close(fd);
+		free(buf);
+		return 0;
+	}
+	close(fd);
+	for (line = strtok_r(buf, "\n", &save); line && n < max; line = strtok_r(NULL, "\n", &save)) {
+		char root[512], point[512], fstype[64], super[256];
+		const char *dash = strstr(line, " - ");
+
+		if (!dash || sscanf(line, "%*s %*s %*s %511s %511s", root, point) != 2 ||
+		    sscanf(dash + 3, "%63s %*s %255s", fstype, super) != 2)
+			continue;
+		if (strcmp(fstype, "cgroup2") != 0 && strcmp(fstype, "cgroup") != 0)
+			continue;
+		cg_unescape(root);
+		cg_unescape(point);
+		mv[n].version = fstype[6] == '2' ? 2 : 1;
+		snprintf(mv[n].root, sizeof mv[n].root, "%s", root);
+		snprintf(mv[n].point, sizeof mv[n].point, "%s", point);
+		snprintf(mv[n].opts, sizeof mv[n].opts, "%s", super);
+		n++;
+	}
+	free(buf);
+	return n;
+}
+
+/* The directory of cgroup path (as /proc/self/cgroup gives it) under a
+ * mount of root `root` at `point`; NULL if that mount does not show it. */
+static char *cg_dir_under(const struct cg_mount *m, const char *path)
+{
+	size_t rl = strlen(m->root);
+	const char *rel;
+	char *dir;
+
+	if (strcmp(m->root, "/") == 0)
+		rel = path;
+	else if (strncmp(path, m->root, rl) == 0 && (path[rl] == '/' || path[rl] == '\0'))
+		rel = path + rl;
+	else
+		return NULL;
+	if (strcmp(rel, "/") == 0 || *rel == '\0')
+		rel = "";
+	xasprintf(&dir, "%s%s", m->point, rel);
+	return dir;
+}
+
+/* Fill cg->h with the hierarchies proctord is in and may use. */
+static void cg_discover(struct cgroup *cg)
+{
+	struct cg_mount mounts[32];
+	size_t nm = cg_read_mounts(mounts, 32);
+	char *buf = NULL, *line, *save = NULL;
+	size_t cap = 0;
+	int fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (pread_all(fd, &buf, &cap) < 0) {
+		close(fd);
+		free(buf);
+		return;
+	}
+	close(fd);
+	for (line = strtok_r(buf, "\n", &save); line && cg->n < CG_MAX_HIER;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		int v2;
+
+		if (!c2)
+			continue;
+		*c1 = *c2 = '\0';
+		v2 = strcmp(line, "0") == 0 && c1[1] == '\0';
+		if (!v2 && !cg_has_word(c1 + 1, "memory") && !cg_has_word(c1 + 1, "pids") &&
+		    !cg_has_word(c1 + 1, "cpuacct") && !cg_has_word(c1 + 1, "cpu") &&
+		    !cg_has_word(c1 + 1, "freezer"))
+			continue;
+		for (size_t i = 0; i < nm; i++) {
+			char *dir, tmp[96], *tok, *ts = NULL;
+			int all = 1;
+
+			if (mounts[i].version != (v2 ? 2 : 1))
+				continue;
+			if (!v2) {
+				/* The mount's options name every controller of
+				 * the hierarchy. */
+				snprintf(tmp, sizeof tmp, "%s", c1 + 1);
+				for (tok = strtok_r(tmp, ",", &ts); tok; tok = strtok_r(NULL, ",", &ts))
+					all = all && cg_has_word(mounts[i].opts, tok);
+				if (!all)
+					continue;
+			}
+			dir = cg_dir_under(&mounts[i], c2 + 1);
+			if (!dir)
+				continue;
+			cg->h[cg->n].version = v2 ? 2 : 1;
+			snprintf(cg->h[cg->n].ctrls, sizeof cg->h[cg->n].ctrls, "%s", v2 ? "" : c1 + 1);
+			cg->h[cg->n].parent = dir;
+			cg->h[cg->n].fd = cg->h[cg->n].procs_fd = -1;
+			cg->n++;
+			break;
+		}
+	}
+	free(buf);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Killing and removing */
+
+/* SIGKILL every process listed in DIR/cgroup.procs; how many were listed. */
+static long cg_kill_listed(int dirfd)
+{
+	char *buf = NULL;
+	size_t cap = 0;
+	long n = 0;
+	int fd = cg_open_ro(dirfd, "cgroup.procs");
+
+	if (fd < 0)
+		return -1;
+	if (pread_all(fd, &buf, &cap) >= 0) {
+		for (char *p = buf; *p;) {
+			char *end;
+			long pid = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			if (pid > 0) {
+				kill((pid_t)pid, SIGKILL);
+				n++;
+			}
+			p = end;
+			while (*p == '\n')
+				p++;
+		}
+	} else {
+		n = -1;
+	}
+	free(buf);
+	close(fd);
+	return n;
+}
+
+/* Kill everything in a cgroup and its descendants, remove them all
+ * (depth first), giving the kernel up to about a second to let the processes
+ * go. Returns 0 or -1 with errno of the last rmdir. */
+static int cg_remove_tree(int parentfd, const char *name, int depth)
+{
+	int fd = openat(parentfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d;
+	struct dirent *de;
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (depth < 16) {
+		int dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+
+		d = dup >= 0 ? fdopendir(dup) : NULL;
+		if (d) {
+			while ((de = readdir(d)))
+				if (de->d_type == DT_DIR && strcmp(de->d_name, ".") != 0 &&
+				    strcmp(de->d_name, "..") != 0)
+					cg_remove_tree(fd, de->d_name, depth + 1);
+			closedir(d);
+		} else if (dup >= 0) {
+			close(dup);
+		}
+	}
+	for (int i = 0; i < 200; i++) {
+		struct timespec ts = {0, 5000000};
+
+		if (cg_write_at(fd, "cgroup.kill", "1") < 0)
+			cg_kill_listed(fd);
+		if (unlinkat(parentfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT) {
+			close(fd);
+			return 0;
+		}
+		if (errno != EBUSY)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	{
+		int saved = errno;
+
+		close(fd);
+		errno = saved;
+	}
+	return -1;
+}
+
+/* Cgroups named like ours below parent whose lock is free were left by a
+ * proctord that died: kill what is in them and remove them. */
+static void cg_clean_stale(const char *parent)
+{
+	int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d;
+	struct dirent *de;
+
+	if (pfd < 0)
+		return;
+	d = fdopendir(fcntl(pfd, F_DUPFD_CLOEXEC, 0));
+	if (!d) {
+		close(pfd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		int fd;
+
+		if (de->d_type != DT_DIR || strncmp(de->d_name, CG_PREFIX, strlen(CG_PREFIX)) != 0)
+			continue;
+		fd = openat(pfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			if (cg_remove_tree(pfd, de->d_name, 0) == 0)
+				log_warnx("removed %s/%s, left by a proctord that died", parent,
+					  de->d_name);
+			else
+				log_warn("cannot remove %s/%s, left by a proctord that died", parent,
+					 de->d_name);
+		}
+		close(fd);
+	}
+	closedir(d);
+	close(pfd);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Set-up */
+
+/* Whether proctord is the only process in the cgroup at dirfd. */
+static int cg_alone(int dirfd)
+{
+	char buf[256];
+	int fd = cg_open_ro(dirfd, "cgroup.procs");
+	ssize_t n;
+	long pid;
+	char *end;
+
+	if (fd < 0)
+		return 0;
+	n = pread_small(fd, buf, sizeof buf);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	pid = strtol(buf, &end, 10);
+	return pid == (long)getpid() && (*end == '\0' || (end[0] == '\n' && end[1] == '\0'));
+}
+
+/* Enable controller c for the children of the v2 cgroup at h->parent. */
+static int cg_enable(struct cgroup *cg, struct cg_hier *h, int pfd, const char *c, char *why,
+		     size_t whylen)
+{
+	char buf[512], plus[32];
+
+	if (read_small_file(pfd, "cgroup.controllers", buf, sizeof buf) < 0 ||
+	    !cg_has_word(buf, c)) {
+		snprintf(why, whylen, "the %s controller is not available in %s (cgroup.controllers)",
+			 c, h->parent);
+		return -1;
+	}
+	if (read_small_file(pfd, "cgroup.subtree_control", buf, sizeof buf) >= 0 &&
+	    cg_has_word(buf, c))
+		return 0;
+	snprintf(plus, sizeof plus, "+%s", c);
+	if (cg_write_at(pfd, "cgroup.subtree_control", plus) == 0)
+		return 0;
+	if (errno == EBUSY && !cg->moved && cg_alone(pfd)) {
+		/* Alone in a cgroup with processes: move into a leaf of our own,
+		 * then the cgroup may hand out controllers. */
+		char pid[32];
+
+		if (mkdirat(pfd, CG_LEAF, 0755) < 0 && errno != EEXIST) {
+			snprintf(why, whylen, "cannot create %s/%s: %s", h->parent, CG_LEAF,
+				 strerror(errno));
+			return -1;
+		}
+		snprintf(pid, sizeof pid, "%d", (int)getpid());
+		if (cg_write_at(pfd, CG_LEAF "/cgroup.procs", pid) < 0) {
+			snprintf(why, whylen, "cannot move proctord into %s/%s: %s", h->parent,
+				 CG_LEAF, strerror(errno));
+			return -1;
+		}
+		cg->moved = 1;
+		if (cg_write_at(pfd, "cgroup.subtree_control", plus) == 0)
+			return 0;
+	}
+	if (errno == EBUSY)
+		snprintf(why, whylen,
+			 "cannot enable the %s controller in %s: other processes share proctord's "
+			 "cgroup (cgroup v2 hands controllers only to cgroups without processes); "
+			 "start proctord in a cgroup of its own, e.g. with systemd-run --scope -p "
+			 "Delegate=yes",
+			 c, h->parent);
+	else
+		snprintf(why, whylen, "cannot enable the %s controller in %s: %s", c, h->parent,
+			 strerror(errno));
+	return -1;
+}
+
+/* Make (and lock) the sandbox's cgroup in h. */
+static int cg_create(struct cg_hier *h, char *why, size_t whylen)
+{
+	int pfd = open(h->parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char name[64];
+
+	if (pfd < 0) {
+		snprintf(why, whylen, "cannot open %s: %s", h->parent, strerror(errno));
+		return -1;
+	}
+	for (int i = 0; i < 100; i++) {
+		if (i == 0)
+			snprintf(name, sizeof name, CG_PREFIX "%d", (int)getpid());
+		else
+			snprintf(name, sizeof name, CG_PREFIX "%d.%d", (int)getpid(), i);
+		if (mkdirat(pfd, name, 0755) == 0)
+			break;
+		if (errno != EEXIST) {
+			snprintf(why, whylen, "cannot create a cgroup in %s: %s", h->parent,
+				 strerror(errno));
+			close(pfd);
+			return -1;
+		}
+		name[0] = '\0';
+	}
+	if (!name[0]) {
+		snprintf(why, whylen, "cannot create a cgroup in %s: names taken", h->parent);
+		close(pfd);
+		return -1;
+	}
+	h->fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (h->fd < 0 || flock(h->fd, LOCK_EX | LOCK_NB) < 0) {
+		snprintf(why, whylen, "cannot open %s/%s: %s", h->parent, name, strerror(errno));
+		if (h->fd >= 0)
+			close(h->fd);
+		h->fd = -1;
+		unlinkat(pfd, name, AT_REMOVEDIR);
+		close(pfd);
+		return -1;
+	}
+	close(pfd);
+	xasprintf(&h->path, "%s/%s", h->parent, name);
+	h->procs_fd = openat(h->fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+	return 0;
+}
+
+static void cg_take(struct cgroup *cg, enum cg_role r, size_t i)
+{
+	if (cg->role[r] < 0) {
+		cg->role[r] = (int)i;
+		cg->h[i].used = 1;
+	}
+}
+
+static void cg_why_all(struct cgroup *cg, const char *why)
+{
+	for (int r = 0; r < CG_ROLE_COUNT; r++)
+		if (cg->role[r] < 0 && !cg->why[r][0])
+			snprintf(cg->why[r], sizeof cg->why[r], "%s", why);
+}
+
+static void cg_setup_v2(struct cgroup *cg, size_t i, const struct limits *l)
+{
+	struct cg_hier *h = &cg->h[i];
+	char why_mem[CG_WHY] = "", why_pids[CG_WHY] = "", why_cpu[CG_WHY] = "", why[CG_WHY];
+	int pfd = open(h->parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int mem = -1, pids = -1, cpu = -1;
+
+	if (pfd < 0) {
+		snprintf(why, sizeof why, "cannot open the cgroup %s: %s", h->parent, strerror(errno));
+		cg_why_all(cg, why);
+		return;
+	}
+	mem = cg_enable(cg, h, pfd, "memory", why_mem, sizeof why_mem);
+	pids = cg_enable(cg, h, pfd, "pids", why_pids, sizeof why_pids);
+	if (l->cpus_milli != UNITS_UNLIMITED)
+		cpu = cg_enable(cg, h, pfd, "cpu", why_cpu, sizeof why_cpu);
+	close(pfd);
+	cg_clean_stale(h->parent);
+	if (cg_create(h, why, sizeof why) < 0) {
+		cg_why_all(cg, why);
+		return;
+	}
+	if (cg_exists_at(h->fd, "cpu.stat"))
+		cg_take(cg, CG_ROLE_CPU, i);
+	if (cg_exists_at(h->fd, "cgroup.kill"))
+		cg_take(cg, CG_ROLE_KILL, i);
+	if (cg_exists_at(h->fd, "cgroup.freeze"))
+		cg_take(cg, CG_ROLE_FREEZE, i);
+	if (cg_exists_at(h->fd, "cgroup.events"))
+		cg_take(cg, CG_ROLE_EVENTS, i);
+	if (mem == 0 && cg_exists_at(h->fd, "memory.max"))
+		cg_take(cg, CG_ROLE_MEMORY, i);
+	else
+		snprintf(cg->why[CG_ROLE_MEMORY], sizeof cg->why[0], "%s", why_mem);
+	if (pids == 0 && cg_exists_at(h->fd, "pids.max"))
+		cg_take(cg, CG_ROLE_PIDS, i);
+	else
+		snprintf(cg->why[CG_ROLE_PIDS], sizeof cg->why[0], "%s", why_pids);
+	if (cpu == 0 && cg_exists_at(h->fd, "cpu.max"))
+		cg_take(cg, CG_ROLE_CPUMAX, i);
+	else
+		snprintf(cg->why[CG_ROLE_CPUMAX], sizeof cg->why[0], "%s", why_cpu);
+	/* Always made: cgroup.kill and cpu.stat need no controller. */
+	h->used = 1;
+}
+
+static void cg_setup_v1(struct cgroup *cg, size_t i, const struct limits *l)
+{
+	struct cg_hier *h = &cg->h[i];
+	int want = 0;
+	char why[CG_WHY];
+
+	if (cg->role[CG_ROLE_MEMORY] < 0 && cg_has_word(h->ctrls, "memory"))
+		want = 1;
+	if (cg->role[CG_ROLE_PIDS] < 0 && cg_has_word(h->ctrls, "pids"))
+		want = 1;
+	if (cg->role[CG_ROLE_CPU] < 0 && cg_has_word(h->ctrls, "cpuacct"))
+		want = 1;
+	if (cg->role[CG_ROLE_CPUMAX] < 0 && l->cpus_milli != UNITS_UNLIMITED &&
+	    cg_has_word(h->ctrls, "cpu"))
+		want = 1;
+	if (cg->role[CG_ROLE_KILL] < 0 && cg->role[CG_ROLE_FREEZE] < 0 &&
+	    cg_has_word(h->ctrls, "freezer"))
+		want = 1;
+	if (!want)
+		return;
+	cg_clean_stale(h->parent);
+	if (cg_create(h, why, sizeof why) < 0) {
+		if (cg_has_word(h->ctrls, "memory"))
+			snprintf(cg->why[CG_ROLE_MEMORY], sizeof cg->why[0], "%s", why);
+		if (cg_has_word(h->ctrls, "pids"))
+			snprintf(cg->why[CG_ROLE_PIDS], sizeof cg->why[0], "%s", why);
+		if (cg_has_word(h->ctrls, "cpu"))
+			snprintf(cg->why[CG_ROLE_CPUMAX], sizeof cg->why[0], "%s", why);
+		return;
+	}
+	if (cg_has_word(h->ctrls, "memory"))
+		cg_take(cg, CG_ROLE_MEMORY, i);
+	if (cg_has_word(h->ctrls, "pids"))
+		cg_take(cg, CG_ROLE_PIDS, i);
+	if (cg_has_word(h->ctrls, "cpuacct"))
+		cg_take(cg, CG_ROLE_CPU, i);
+	if (l->cpus_milli != UNITS_UNLIMITED && cg_has_word(h->ctrls, "cpu"))
+		cg_take(cg, CG_ROLE_CPUMAX, i);
+	if (cg->role[CG_ROLE_KILL] < 0 && cg_has_word(h->ctrls, "freezer"))
+		cg_take(cg, CG_ROLE_FREEZE, i);
+	h->used = 1;
+}
+
+/* Write one limit; failing is an error. */
+static int cg_limit(struct cgroup *cg, enum cg_role r, const char *file, const char *value,
+		    char *err, size_t errlen)
+{
+	struct cg_hier *h = &cg->h[cg->role[r]];
+
+	if (cg_write_at(h->fd, file, value) == 0)
+		return 0;
+	snprintf(err, errlen, "cannot write %s to %s/%s: %s", value, h->path, file,
+		 strerror(errno));
+	return -1;
+}
+
+static int cg_apply_limits(struct cgroup *cg, const struct limits *l, char *err, size_t errlen)
+{
+	char v[64];
+
+	if (cg->role[CG_ROLE_MEMORY] >= 0) {
+		struct cg_hier *h = &cg->h[cg->role[CG_ROLE_MEMORY]];
+
+		if (h->version == 2) {
+			if (l->memory_max != UNITS_UNLIMITED) {
+				snprintf(v, sizeof v, "%" PRIu64, l->memory_max);
+				if (cg_limit(cg, CG_ROLE_MEMORY, "memory.max", v, err, errlen) < 0)
+					return -1;
+				/* Swap would let the program past the limit. */
+				if (cg_exists_at(h->fd, "memory.swap.max") &&
+				    cg_limit(cg, CG_ROLE_MEMORY, "memory.swap.max", "0", err, errlen) < 0)
+					return -1;
+			}
+			if (l->memory_high != UNITS_UNLIMITED) {
+				snprintf(v, sizeof v, "%" PRIu64, l->memory_high);
+				if (cg_limit(cg, CG_ROLE_MEMORY, "memory.high", v, err, errlen) < 0)
+					return -1;
+			}
+			/* An OOM kill takes the whole tree, at once. */
+			if (cg_exists_at(h->fd, "memory.oom.group") &&
+			    cg_limit(cg, CG_ROLE_MEMORY, "memory.oom.group", "1", err, errlen) < 0)
+				return -1;
+		} else if (l->memory_max != UNITS_UNLIMITED) {
+			snprintf(v, sizeof v, "%" PRIu64, l->memory_max);
+			if (cg_limit(cg, CG_ROLE_MEMORY, "memory.limit_in_bytes", v, err, errlen) < 0)
+				return -1;
+			/* memsw (memory + swap), where swap accounting is on;
+			 * it may not be below limit_in_bytes, hence second. */
+			if (cg_exists_at(h->fd, "memory.memsw.limit_in_bytes") &&
+			    cg_limit(cg, CG_ROLE_MEMORY, "memory.memsw.limit_in_bytes", v, err,
+				     errlen) < 0)
+				return -1;
+		}
+	}
+	if (cg->role[CG_ROLE_PIDS] >= 0 && l->pids != UNITS_UNLIMITED) {
+		snprintf(v, sizeof v, "%" PRIu64, l->pids);
+		if (cg_limit(cg, CG_ROLE_PIDS, "pids.max", v, err, errlen) < 0)
+			return -1;
+	}
+	if (cg->role[CG_ROLE_CPUMAX] >= 0 && l->cpus_milli != UNITS_UNLIMITED) {
+		/* quota per 100 ms period; a thousandth of a CPU is 100 µs. */
+		uint64_t quota = l->cpus_milli * 100u;
+
+		if (quota < 1000)
+			quota = 1000; /* the kernel's minimum: 1 ms */
+		if (cg->h[cg->role[CG_ROLE_CPUMAX]].version == 2) {
+			snprintf(v, sizeof v, "%" PRIu64 " 100000", quota);
+			if (cg_limit(cg, CG_ROLE_CPUMAX, "cpu.max", v, err, errlen) < 0)
+				return -1;
+		} else {
+			snprintf(v, sizeof v, "%" PRIu64, quota);
+			if (cg_limit(cg, CG_ROLE_CPUMAX, "cpu.cfs_period_us", "100000", err, errlen) <
+				    0 ||
+			    cg_limit(cg, CG_ROLE_CPUMAX, "cpu.cfs_quota_us", v, err, errlen) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Descriptors read on every wait, and the OOM watch. */
+static void cg_open_readers(struct cgroup *cg)
+{
+	if (cg->role[CG_ROLE_CPU] >= 0) {
+		struct cg_hier *h = &cg->h[cg->role[CG_ROLE_CPU]];
+
+		cg->cpu_fd = cg_open_ro(h->fd, h->version == 2 ? "cpu.stat" : "cpuacct.usage");
+	}
+	if (cg->role[CG_ROLE_MEMORY] >= 0) {
+		struct cg_hier *h = &cg->h[cg->role[CG_ROLE_MEMORY]];
+
+		cg->peak_fd = cg_open_ro(h->fd, h->version == 2 ? "memory.peak"
+								: "memory.max_usage_in_bytes");
+		cg->oom_fd = cg_open_ro(h->fd, h->version == 2 ? "memory.events" : "memory.oom_control");
+		if (h->version == 2) {
+			/* memory.events is modified (inotify) when it changes. */
+			cg->oom_watch_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+			if (cg->oom_watch_fd >= 0) {
+				char path[4096];
+
+				snprintf(path, sizeof path, "%s/memory.events", h->path);
+				if (inotify_add_watch(cg->oom_watch_fd, path, IN_MODIFY) < 0) {
+					close(cg->oom_watch_fd);
+					cg->oom_watch_fd = -1;
+				}
+			}
+		} else if (cg->oom_fd >= 0) {
+			/* v1: an eventfd signalled when the cgroup is out of memory. */
+			cg->oom_watch_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+			if (cg->oom_watch_fd >= 0) {
+				char reg[64];
+
+				snprintf(reg, sizeof reg, "%d %d", cg->oom_watch_fd, cg->oom_fd);
+				if (cg_write_at(h->fd, "cgroup.event_control", reg) < 0) {
+					close(cg->oom_watch_fd);
+					cg->oom_watch_fd = -1;
+				}
+			}
+		}
+	}
+	if (cg->role[CG_ROLE_PIDS] >= 0) {
+		struct cg_hier *h = &cg->h[cg->role[CG_ROLE_PIDS]];
+
+		cg->pidspeak_fd = cg_open_ro(h->fd, "pids.peak");
+		cg->pidsevents_fd = cg_open_ro(h->fd, "pids.events");
+	}
+	if (cg->role[CG_ROLE_EVENTS] >= 0)
+		cg->events_fd = cg_open_ro(cg->h[cg->role[CG_ROLE_EVENTS]].fd, "cgroup.events");
+}
+
+int cgroup_setup(struct cgroup *cg, enum cg_mode mode, const struct limits *l, char *err,
+		 size_t errlen)
+{
+	memset(cg, 0, sizeof *cg);
+	cg->mode = mode;
+	for (int r = 0; r < CG_ROLE_COUNT; r++)
+		cg->role[r] = -1;
+	cg->cpu_fd = cg->peak_fd = cg->oom_fd = -1;
+	cg->pidspeak_fd = cg->pidsevents_fd = cg->events_fd = cg->oom_watch_fd = -1;
+	if (mode == CG_MODE_NONE) {
+		cg_why_all(cg, "cgroups are turned off (cgroup = none)");
+		return 0;
+	}
+	cg_discover(cg);
+	for (size_t i = 0; i < cg->n; i++)
+		if (cg->h[i].version == 2 && mode != CG_MODE_V1)
+			cg_setup_v2(cg, i, l);
+	for (size_t i = 0; i < cg->n; i++)
+		if (cg->h[i].version == 1 && mode != CG_MODE_V2)
+			cg_setup_v1(cg, i, l);
+	if (mode == CG_MODE_V2)
+		cg_why_all(cg, "no cgroup v2 hierarchy serves it (cgroup = v2)");
+	else if (mode == CG_MODE_V1)
+		cg_why_all(cg, "no cgroup v1 hierarchy serves it (cgroup = v1)");
+	else
+		cg_why_all(cg, "no mounted cgroup hierarchy of proctord's serves it");
+	if (cg_apply_limits(cg, l, err, errlen) < 0) {
+		cgroup_destroy(cg);
+		return -1;
+	}
+	cg_open_readers(cg);
+	return 0;
+}
+
+static void cg_close(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+void cgroup_destroy(struct cgroup *cg)
+{
+	for (size_t i = 0; i < cg->n; i++) {
+		struct cg_hier *h = &cg->h[i];
+
+		if (h->path) {
+			char *slash = strrchr(h->path, '/');
+			int pfd = open(h->parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+			if (pfd < 0 || cg_remove_tree(pfd, slash + 1, 0) < 0)
+				log_warn("cannot remove the cgroup %s", h->path);
+			if (pfd >= 0)
+				close(pfd);
+		}
+		cg_close(&h->procs_fd);
+		cg_close(&h->fd);
+		free(h->path);
+		free(h->parent);
+		h->path = h->parent = NULL;
+	}
+	cg->n = 0;
+	cg_close(&cg->cpu_fd);
+	cg_close(&cg->peak_fd);
+	cg_close(&cg->oom_watch_fd);
+	cg_close(&cg->oom_fd);
+	cg_close(&cg->pidspeak_fd);
+	cg_close(&cg->pidsevents_fd);
+	cg_close(&cg->events_fd);
+	for (int r = 0; r < CG_ROLE_COUNT; r++)
+		cg->role[r] = -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* What serves what */
+
+int cgroup_has(const struct cgroup *cg, enum cg_role r)
+{
+	return cg->role[r] >= 0;
+}
+
+int cgroup_active(const struct cgroup *cg)
+{
+	for (size_t i = 0; i < cg->n; i++)
+		if (cg->h[i].fd >= 0)
+			return 1;
+	return 0;
+}
+
+const char *cgroup_role_source(const struct cgroup *cg, enum cg_role r, char *buf, size_t len)
+{
+	static const char *const v2[CG_ROLE_COUNT] = {
+		"cpu.stat usage_usec", "memory.peak, memory.events", "pids controller", "cpu.max",
+		"cgroup.kill", "cgroup.freeze", "cgroup.events",
+	};
+	static const char *const v1[CG_ROLE_COUNT] = {
+		"cpuacct.usage", "memory.max_usage_in_bytes, memory.oom_control", "pids controller",
+		"cpu.cfs_quota_us",
+		"-", "freezer.state", "-",
+	};
+	const struct cg_hier *h;
+
+	if (cg->role[r] < 0)
+		return NULL;
+	h = &cg->h[cg->role[r]];
+	snprintf(buf, len, "cgroup%d %s (%s)", h->version, h->version == 2 ? v2[r] : v1[r],
+		 h->path);
+	return buf;
+}
+
+void cgroup_key_mechanism(const struct cgroup *cg, const char *key, char *buf, size_t len)
+{
+	enum cg_role r = CG_ROLE_MEMORY;
+	const char *file = NULL;
+	const struct cg_hier *h;
+
+	if (strcmp(key, "pids") == 0)
+		r = CG_ROLE_PIDS;
+	else if (strcmp(key, "cpus") == 0)
+		r = CG_ROLE_CPUMAX;
+	if (cg->role[r] < 0) {
+		snprintf(buf, len, "NOT enforced: %s", cg->why[r]);
+		return;
+	}
+	h = &cg->h[cg->role[r]];
+	if (strcmp(key, "memory_max") == 0)
+		file = h->version == 2 ? "memory.max, memory.swap.max 0"
+				       : "memory.limit_in_bytes (and memsw where present)";
+	else if (strcmp(key, "memory_high") == 0)
+		file = h->version == 2 ? "memory.high" : NULL;
+	else if (r == CG_ROLE_PIDS)
+		file = "pids.max";
+	else
+		file = h->version == 2 ? "cpu.max" : "cpu.cfs_quota_us";
+	if (!file)
+		snprintf(buf, len, "NOT enforced: cgroup v1 has no memory.high (%s)", h->path);
+	else
+		snprintf(buf, len, "cgroup%d %s (%s)", h->version, file, h->path);
+}
+
+size_t cgroup_unhonoured(const struct cgroup *cg, const struct limits *l, FILE *out,
+			 const char *prefix)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} keys[] = {
+		{"memory_max", offsetof(struct limits, memory_max)},
+		{"memory_high", offsetof(struct limits, memory_high)},
+		{"pids", offsetof(struct limits, pids)},
+		{"cpus", offsetof(struct limits, cpus_milli)},
+	};
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+		uint64_t v;
+		char m[400];
+
+		memcpy(&v, (const char *)l + keys[i].off, sizeof v);
+		if (v == UNITS_UNLIMITED)
+			continue;
+		cgroup_key_mechanism(cg, keys[i].key, m, sizeof m);
+		if (strncmp(m, "NOT enforced: ", 14) != 0)
+			continue;
+		if (out)
+			fprintf(out, "%s%s cannot be honoured: %s\n", prefix, keys[i].key, m + 14);
+		n++;
+	}
+	return n;
+}
+
+int cgroup_clone_fd(const struct cgroup *cg)
+{
+	for (size_t i = 0; i < cg->n; i++)
+		if (cg->h[i].version == 2 && cg->h[i].fd >= 0)
+			return cg->h[i].fd;
+	return -1;
+}
+
+size_t cgroup_join_fds(const struct cgroup *cg, int *fds, const char **paths, size_t max,
+		       int cloned_into)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < cg->n && n < max; i++) {
+		if (cg->h[i].procs_fd < 0 || (cg->h[i].version == 2 && cloned_into))
+			continue;
+		fds[n] = cg->h[i].procs_fd;
+		paths[n] = cg->h[i].path;
+		n++;
+	}
+	return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Readings */
+
+int cgroup_cpu(struct cgroup *cg, uint64_t *usage_us, uint64_t *user_us, uint64_t *sys_us)
+{
+	char buf[2048];
+	const struct cg_hier *h;
+
+	if (cg->cpu_fd < 0)
+		return -1;
+	h = &cg->h[cg->role[CG_ROLE_CPU]];
+	if (h->version == 2) {
+		uint64_t u = 0, s = 0;
+
+		if (pread_small(cg->cpu_fd, buf, sizeof buf) <= 0 ||
+		    cg_keyed(buf, "usage_usec", usage_us) < 0)
+			return -1;
+		cg_keyed(buf, "user_usec", &u);
+		cg_keyed(buf, "system_usec", &s);
+		if (user_us)
+			*user_us = u;
+		if (sys_us)
+			*sys_us = s;
+		return 0;
+	}
+	{
+		uint64_t ns, u = 0, s = 0;
+		long tck = sysconf(_SC_CLK_TCK);
+		int fd;
+
+		if (cg_read_u64(cg->cpu_fd, &ns) < 0)
+			return -1;
+		*usage_us = ns / 1000u;
+		if (user_us || sys_us) {
+			/* cpuacct.stat is in clock ticks. */
+			fd = cg_open_ro(h->fd, "cpuacct.stat");
+			if (fd >= 0 && pread_small(fd, buf, sizeof buf) > 0) {
+				cg_keyed(buf, "user", &u);
+				cg_keyed(buf, "system", &s);
+			}
+			if (fd >= 0)
+				close(fd);
+			if (tck <= 0)
+				tck = 100;
+			if (user_us)
+				*user_us = u * 1000000u / (uint64_t)tck;
+			if (sys_us)
+				*sys_us = s * 1000000u / (uint64_t)tck;
+		}
+	}
+	return 0;
+}
+
+int cgroup_peak(struct cgroup *cg, uint64_t *peak)
+{
+	return cg_read_u64(cg->peak_fd, peak);
+}
+
+int cgroup_oom_kills(struct cgroup *cg, uint64_t *n)
+{
+	if (cg_read_keyed(cg->oom_fd, "oom_kill", n) < 0)
+		return -1;
+	if (cg->oom_watch_fd >= 0) {
+		/* Drain the notification that may have woken the caller. */
+		char buf[4096];
+
+		while (read(cg->oom_watch_fd, buf, sizeof buf) > 0)
+			;
+	}
+	cg->oom_kills = *n;
+	return 0;
+}
+
+int cgroup_pids(struct cgroup *cg, uint64_t *peak, uint64_t *max_hits)
+{
+	int rc = -1;
+
+	*peak = *max_hits = 0;
+	if (cg_read_u64(cg->pidspeak_fd, peak) == 0)
+		rc = 0;
+	if (cg_read_keyed(cg->pidsevents_fd, "max", max_hits) == 0)
+		rc = 0;
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Killing */
+
+int cgroup_kill(struct cgroup *cg)
+{
+	int whole = -1;
+
+	if (cg->role[CG_ROLE_KILL] >= 0 &&
+	    cg_write_at(cg->h[cg->role[CG_ROLE_KILL]].fd, "cgroup.kill", "1") == 0)
+		return 0;
+	/* Without cgroup.kill: freeze, so that nothing forks while the list is
+	 * read, kill every listed process, thaw (the kill lands on thawing). */
+	if (cg->role[CG_ROLE_FREEZE] >= 0) {
+		struct cg_hier *h = &cg->h[cg->role[CG_ROLE_FREEZE]];
+
+		if (h->version == 2)
+			cg_write_at(h->fd, "cgroup.freeze", "1");
+		else
+			cg_write_at(h->fd, "freezer.state", "FROZEN");
+	}
+	for (size_t i = 0; i < cg->n; i++)
+		if (cg->h[i].fd >= 0 && cg_kill_listed(cg->h[i].fd) >= 0)
+			whole = 0;
+	if (cg->role[CG_ROLE_FREEZE] >= 0) {
+		struct cg_hier *h = &cg->h[cg->role[CG_ROLE_FREEZE]];
+
+		if (h->version == 2)
+			cg_write_at(h->fd, "cgroup.freeze", "0");
+		else
+			cg_write_at(h->fd, "freezer.state", "THAWED");
+	}
+	return whole;
+}
+
+int cgroup_populated(struct cgroup *cg)
+{
+	uint64_t v;
+	char c;
+
+	if (cg->events_fd >= 0 && cg_read_keyed(cg->events_fd, "populated", &v) == 0)
+		return v != 0;
+	/* v1: any process listed in a hierarchy that holds them all. */
+	for (size_t i = 0; i < cg->n; i++) {
+		int fd;
+		ssize_t n;
+
+		if (cg->h[i].fd < 0)
+			continue;
+		fd = cg_open_ro(cg->h[i].fd, "cgroup.procs");
+		if (fd < 0)
+			continue;
+		n = pread(fd, &c, 1, 0);
+		close(fd);
+		if (n >= 0)
+			return n > 0;
+	}
+	return -1;
+}
