@@ -18,6 +18,8 @@ enum config_type {
 	CONFIG_MODE,
 	CONFIG_BOOL,
 	CONFIG_ENV,
+	CONFIG_USER,  /* a user name or uid, checked against the user database */
+	CONFIG_GROUP, /* a group name or gid */
 };
 
 enum config_origin {
@@ -44,7 +46,7 @@ struct config_key {
 
 /* Keys, in the order --check prints them; terminated by a NULL name. */
 extern const struct config_key config_keys[];
-#define CONFIG_MAX_KEYS 32
+#define CONFIG_MAX_KEYS 48
 
 struct config {
 	struct limits limits;
@@ -55,6 +57,12 @@ struct config {
 	char *report;
 	int clear_env;
 	int strict;
+	/* The program's identity and isolation (isolate.c, sysfilter.c). */
+	char *user, *group;
+	int no_root;
+	int new_session;
+	int unshare_net, unshare_ipc;
+	int seccomp, seccomp_errno;
 	char **env; /* --env / env = arguments in order */
 	size_t n_env;
 	struct config_source source[CONFIG_MAX_KEYS];

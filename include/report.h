@@ -24,6 +24,7 @@ enum kill_reason {
 	KILL_OUTPUT,
 	KILL_FILE_SIZE,
 	KILL_TERMINATE,
+	KILL_SYSCALL,
 };
 
 /* Stages of the child's set-up; each failure is reported as "failed STAGE". */
@@ -43,7 +44,8 @@ struct outcome {
 	enum kill_reason reason;
 	enum spawn_stage stage; /* OUTCOME_FAILED */
 	int err;                /* OUTCOME_FAILED: errno */
-	char what[256];         /* OUTCOME_FAILED: the path or name concerned */
+	char what[256];         /* OUTCOME_FAILED: the path or name concerned;
+				 * KILL_SYSCALL: the system call's name */
 };
 
 /* Largest response: well under PIPE_BUF so that one write() is atomic. */
@@ -74,7 +76,13 @@ struct report_final {
 	const struct limits *limits;
 	uint64_t cpu_us, user_us, sys_us, wall_us;
 	uint64_t peak_memory;
+	uint64_t output_bytes; /* UNITS_UNLIMITED: not counted (no --output-limit) */
 	int interrupted; /* proctord was ended by a signal */
+	/* The program's identity and isolation. */
+	const char *user, *group; /* as given; NULL: proctord's own */
+	long uid, gid;            /* -1: proctord's own */
+	int new_session, unshare_net, unshare_ipc;
+	const char *seccomp;      /* NULL, "kill" or "errno" */
 };
 
 /* Write the report to path atomically (a temporary file, then rename).

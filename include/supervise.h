@@ -10,9 +10,11 @@
 #include "fifo.h"
 #include "sblimits.h"
 #include "measure.h"
+#include "output.h"
 #include "ptimer.h"
 #include "report.h"
 #include "spawn.h"
+#include "sysfilter.h"
 
 /*
  * RUNNING  --terminating wait or SIGTERM--> GRACE
@@ -51,15 +53,21 @@ struct supervisor {
 	struct rusage main_ru;
 	struct measure measure;
 	struct fifo *fifo;
+	struct output *output;     /* NULL without --output-limit */
+	struct sysfilter_watch sysfilter; /* .loop NULL without --seccomp */
+	char syscall[64];          /* the denied call that ended the program */
 	ev_signal sigchld, sigterm, sigint, sighup;
 	ev_io err_io;
 	struct ptimer wall_timer, cpu_timer, grace_timer;
 	ev_timer sweep_timer;
 };
 
-/* Start supervising a spawned child. Returns 0, or -1 with errno set. */
+/* Start supervising a spawned child; output (NULL if none) is pumped from
+ * now on, and filter_sock (-1 if none) brings the system call filter's
+ * listener. Returns 0, or -1 with errno set. */
 int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limits *l,
-		    const struct spawn_child *child, struct fifo *fifo, uint64_t start_us);
+		    const struct spawn_child *child, struct fifo *fifo, uint64_t start_us,
+		    struct output *output, int filter_sock);
 void supervise_finish(struct supervisor *s);
 
 extern const struct fifo_ops supervise_fifo_ops;
