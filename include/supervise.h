@@ -22,6 +22,10 @@
  * RUNNING, GRACE, KILLING --main reaped--> SWEEPING (leftovers killed until none is left)
  * SWEEPING --no descendant left--> ENDED (figures frozen)
  * ENDED --final answer delivered, or interrupted--> DONE (loop stops)
+ *
+ * Kills are for a limit (timers), the terminating wait, the output limit
+ * (output.c) or a denied system call (sysfilter.c). With --output-limit the
+ * final answer waits in ENDED until the output left in the pipes is delivered.
  */
 enum sv_state {
 	SV_RUNNING,

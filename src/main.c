@@ -606,8 +606,9 @@ int main(int argc, char **argv)
 		close(filter_sv[1]);
 	if (supervise_init(&sv, loop, &o.cfg.limits, &child, &fifo, start_us, out, filter_sv[0]) <
 	    0) {
-		/* Without its timers the limits would not hold: end it now. */
-		log_warn("cannot create timers");
+		/* Without its timers or listener the limits would not hold: end
+		 * it now. */
+		log_warn("cannot set up the supervisor (timers, the seccomp listener)");
 		kill(child.pid, SIGKILL);
 		waitpid(child.pid, NULL, 0);
 		fifo_close(&fifo);
