@@ -60,7 +60,7 @@ have_dep() {
 }
 
 install_deps() {
-  deps="build-essential meson ninja-build pkg-config libev-dev libbsd-dev libinih-dev libjansson-dev libcmocka-dev scdoc python3 util-linux procps"
+  deps="build-essential meson ninja-build pkg-config libev-dev libbsd-dev libinih-dev libjansson-dev libseccomp-dev libcmocka-dev scdoc python3 util-linux procps"
   missing=
   for p in $deps; do
     have_dep "$p" || missing="$missing $p"

@@ -19,6 +19,8 @@ enum config_type {
 	CONFIG_BOOL,
 	CONFIG_ENV,
 	CONFIG_CGROUP, /* enum cg_mode */
+	CONFIG_USER,  /* a user name or uid, checked against the user database */
+	CONFIG_GROUP, /* a group name or gid */
 };
 
 enum config_origin {
@@ -57,6 +59,12 @@ struct config {
 	int clear_env;
 	int cgroup_mode; /* enum cg_mode */
 	int strict;
+	/* The program's identity and isolation (isolate.c, sysfilter.c). */
+	char *user, *group;
+	int no_root;
+	int new_session;
+	int unshare_net, unshare_ipc;
+	int seccomp, seccomp_errno;
 	char **env; /* --env / env = arguments in order */
 	size_t n_env;
 	struct config_source source[CONFIG_MAX_KEYS];

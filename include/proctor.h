@@ -39,6 +39,7 @@ struct proctor_result {
 	char head[64];         /* "killed cpu-time" */
 	char text[960];        /* the human text after ": ", or "" */
 	char status[1024];     /* the whole status line */
+	char syscall[64];      /* "killed syscall": the denied call ("keyctl"), else "" */
 };
 
 /* One wait call on the sandbox in dir: "0" (terminate) or "1", serialised

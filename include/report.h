@@ -24,6 +24,7 @@ enum kill_reason {
 	KILL_OUTPUT,
 	KILL_FILE_SIZE,
 	KILL_TERMINATE,
+	KILL_SYSCALL,
 };
 
 /* Stages of the child's set-up; each failure is reported as "failed STAGE". */
@@ -43,7 +44,8 @@ struct outcome {
 	enum kill_reason reason;
 	enum spawn_stage stage; /* OUTCOME_FAILED */
 	int err;                /* OUTCOME_FAILED: errno */
-	char what[256];         /* OUTCOME_FAILED: the path or name concerned */
+	char what[256];         /* OUTCOME_FAILED: the path or name concerned;
+				 * KILL_SYSCALL: the system call's name */
 };
 
 /* Largest response: well under PIPE_BUF so that one write() is atomic. */
@@ -74,6 +76,7 @@ struct report_final {
 	const struct limits *limits;
 	uint64_t cpu_us, user_us, sys_us, wall_us;
 	uint64_t peak_memory;
+	uint64_t output_bytes; /* UNITS_UNLIMITED: not counted (no --output-limit) */
 	int interrupted; /* proctord was ended by a signal */
 	int have_oom;    /* oom_kills is known (a memory cgroup) */
 	uint64_t oom_kills;
@@ -85,6 +88,11 @@ struct report_final {
 	/* Where the figures came from ("cpu", "user_sys", "peak_memory",
 	 * "oom_kills", "tree_kill"): text, or NULL for the /proc fallback. */
 	const char *src_cpu, *src_peak, *src_oom, *src_kill;
+	/* The program's identity and isolation. */
+	const char *user, *group; /* as given; NULL: proctord's own */
+	long uid, gid;            /* -1: proctord's own */
+	int new_session, unshare_net, unshare_ipc;
+	const char *seccomp;      /* NULL, "kill" or "errno" */
 };
 
 /* Write the report to path atomically (a temporary file, then rename).

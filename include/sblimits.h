@@ -14,6 +14,7 @@ struct limits {
 	uint64_t fsize;         /* RLIMIT_FSIZE, per process */
 	uint64_t nofile;        /* RLIMIT_NOFILE, soft = hard */
 	uint64_t stack;         /* RLIMIT_STACK */
+	uint64_t output_limit;  /* bytes of stdout + stderr, counted by proctord */
 	uint64_t grace_us;      /* grace period of a terminating wait */
 	/* Tree limits that need cgroups (not enforced by this version: a
 	 * warning, or an error with --strict). */

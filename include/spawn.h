@@ -5,8 +5,10 @@
 
 #include <sys/types.h>
 
+#include "isolate.h"
 #include "sblimits.h"
 #include "report.h"
+#include "sysfilter.h"
 
 struct spawn_config {
 	char *const *argv;
@@ -14,6 +16,12 @@ struct spawn_config {
 	const char *stdin_path;  /* NULL: inherit, or /dev/null with null_stdio */
 	const char *stdout_path;
 	const char *stderr_path;
+	/* A descriptor to use as it is instead of a path (an inherited
+	 * /dev/fd/N, or the pipe of --output-limit); -1 if none. */
+	int stdin_fd, stdout_fd, stderr_fd;
+	/* The destination proctord opened for the stream failed with this
+	 * errno: the child reports it as "failed stdout" or "failed stderr". */
+	int stdout_err, stderr_err;
 	int null_stdio;
 	const char *chdir;
 	const struct limits *limits;
@@ -28,7 +36,13 @@ struct spawn_config {
 	const int *join_fds;
 	const char *const *join_paths;
 	size_t n_join;
+	const struct isolate *isolate;
+	const struct sysfilter *filter; /* NULL: no system call filter */
+	int filter_sock; /* the child's end of the socket for the filter's listener */
 };
+
+/* A spawn_config with no descriptors given: set the fields above to -1. */
+void spawn_config_init(struct spawn_config *c);
 
 struct spawn_child {
 	pid_t pid;

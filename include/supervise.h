@@ -11,9 +11,11 @@
 #include "fifo.h"
 #include "sblimits.h"
 #include "measure.h"
+#include "output.h"
 #include "ptimer.h"
 #include "report.h"
 #include "spawn.h"
+#include "sysfilter.h"
 
 /*
  * RUNNING  --terminating wait or SIGTERM--> GRACE
@@ -21,6 +23,10 @@
  * RUNNING, GRACE, KILLING --main reaped--> SWEEPING (leftovers killed until none is left)
  * SWEEPING --no descendant left--> ENDED (figures frozen)
  * ENDED --final answer delivered, or interrupted--> DONE (loop stops)
+ *
+ * Kills are for a limit (timers), the terminating wait, the output limit
+ * (output.c) or a denied system call (sysfilter.c). With --output-limit the
+ * final answer waits in ENDED until the output left in the pipes is delivered.
  */
 enum sv_state {
 	SV_RUNNING,
@@ -55,16 +61,21 @@ struct supervisor {
 	uint64_t oom_kills;
 	ev_io oom_io;
 	struct fifo *fifo;
+	struct output *output;     /* NULL without --output-limit */
+	struct sysfilter_watch sysfilter; /* .loop NULL without --seccomp */
+	char syscall[64];          /* the denied call that ended the program */
 	ev_signal sigchld, sigterm, sigint, sighup;
 	ev_io err_io;
 	struct ptimer wall_timer, cpu_timer, grace_timer;
 	ev_timer sweep_timer;
 };
 
-/* Start supervising a spawned child. Returns 0, or -1 with errno set. */
+/* Start supervising a spawned child; output (NULL if none) is pumped from
+ * now on, and filter_sock (-1 if none) brings the system call filter's
+ * listener. Returns 0, or -1 with errno set. */
 int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limits *l,
 		    const struct spawn_child *child, struct fifo *fifo, struct cgroup *cg,
-		    uint64_t start_us);
+		    uint64_t start_us, struct output *output, int filter_sock);
 void supervise_finish(struct supervisor *s);
 
 extern const struct fifo_ops supervise_fifo_ops;

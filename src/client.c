@@ -280,6 +280,14 @@ int proctor_parse(const char *answer, size_t len, struct proctor_result *res)
 			strcpy(res->reason, arg);
 			break;
 		}
+		if (res->kind == PROCTOR_KILLED && strcmp(res->reason, "syscall") == 0) {
+			/* The text starts with the call's name. */
+			size_t nlen = strspn(res->text, "abcdefghijklmnopqrstuvwxyz0123456789_");
+
+			if (nlen == 0 || nlen >= sizeof res->syscall)
+				return PROCTOR_EMALFORMED;
+			memcpy(res->syscall, res->text, nlen);
+		}
 		return PROCTOR_OK;
 	}
 	return PROCTOR_EMALFORMED;

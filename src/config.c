@@ -10,10 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
+#include <pwd.h>
 #include <strings.h>
 
 #include "cgroup.h"
 #include "config.h"
+#include "isolate.h"
 #include "units.h"
 #include "util.h"
 
@@ -30,6 +33,10 @@ const struct config_key config_keys[] = {
 	{"nofile", CONFIG_COUNT, OFF(limits.nofile), "N", "RLIMIT_NOFILE, soft = hard, per process",
 	 0},
 	{"stack", CONFIG_SIZE, OFF(limits.stack), "SIZE", "RLIMIT_STACK, per process", 0},
+	{"output_limit", CONFIG_SIZE, OFF(limits.output_limit), "SIZE",
+	 "stdout and stderr pass through pipes that proctord drains and counts; the tree is "
+	 "killed at the limit",
+	 0},
 	{"memory_max", CONFIG_SIZE, OFF(limits.memory_max), "SIZE", NULL, 1},
 	{"memory_high", CONFIG_SIZE, OFF(limits.memory_high), "SIZE", NULL, 1},
 	{"pids", CONFIG_COUNT, OFF(limits.pids), "N", NULL, 1},
@@ -45,6 +52,14 @@ const struct config_key config_keys[] = {
 	{"env", CONFIG_ENV, OFF(env), "NAME=VALUE", NULL, 0},
 	{"clear_env", CONFIG_BOOL, OFF(clear_env), NULL, NULL, 0},
 	{"cgroup", CONFIG_CGROUP, OFF(cgroup_mode), "auto|v2|v1|none", NULL, 0},
+	{"user", CONFIG_USER, OFF(user), "USER", NULL, 0},
+	{"group", CONFIG_GROUP, OFF(group), "GROUP", NULL, 0},
+	{"no_root", CONFIG_BOOL, OFF(no_root), NULL, NULL, 0},
+	{"new_session", CONFIG_BOOL, OFF(new_session), NULL, NULL, 0},
+	{"unshare_net", CONFIG_BOOL, OFF(unshare_net), NULL, NULL, 0},
+	{"unshare_ipc", CONFIG_BOOL, OFF(unshare_ipc), NULL, NULL, 0},
+	{"seccomp", CONFIG_BOOL, OFF(seccomp), NULL, NULL, 0},
+	{"seccomp_errno", CONFIG_BOOL, OFF(seccomp_errno), NULL, NULL, 0},
 	{"report", CONFIG_PATH, OFF(report), "FILE", NULL, 0},
 	{"strict", CONFIG_BOOL, OFF(strict), NULL, NULL, 0},
 	{NULL, 0, 0, NULL, NULL, 0},
@@ -65,6 +80,8 @@ void config_free(struct config *c)
 	free(c->stderr_path);
 	free(c->chdir);
 	free(c->report);
+	free(c->user);
+	free(c->group);
 	for (size_t i = 0; i < c->n_env; i++)
 		free(c->env[i]);
 	free(c->env);
@@ -129,6 +146,21 @@ static const char *config_parse_bool(const char *v, int *out)
 	return "expected true or false (also yes/no, on/off, 1/0)";
 }
 
+/* A user or group that exists here, by name or number: a typo must stop
+ * proctord before anything runs, not make the program run as someone else. */
+static const char *config_check_id(enum config_type type, const char *v)
+{
+	uint32_t id;
+
+	if (!v[0])
+		return type == CONFIG_USER ? "expected a user name or uid" : "expected a group name or gid";
+	if (isolate_parse_id(v, &id) == 0)
+		return NULL; /* a number needs no entry in the database */
+	if (type == CONFIG_USER)
+		return getpwnam(v) ? NULL : "no such user (give a name from the user database, or a uid)";
+	return getgrnam(v) ? NULL : "no such group (give a name from the group database, or a gid)";
+}
+
 const char *config_set(struct config *c, const struct config_key *k, const char *value,
 		       const struct config_source *src)
 {
@@ -152,6 +184,14 @@ const char *config_set(struct config *c, const struct config_key *k, const char 
 	case CONFIG_PATH:
 		if (!value[0])
 			return "expected a path";
+		free(*config_str(c, k));
+		*config_str(c, k) = xstrdup(value);
+		break;
+	case CONFIG_USER:
+	case CONFIG_GROUP:
+		err = config_check_id(k->type, value);
+		if (err)
+			return err;
 		free(*config_str(c, k));
 		*config_str(c, k) = xstrdup(value);
 		break;
@@ -200,6 +240,8 @@ int config_is_set(const struct config *c, const struct config_key *k)
 
 	switch (k->type) {
 	case CONFIG_PATH:
+	case CONFIG_USER:
+	case CONFIG_GROUP:
 		return *(char *const *)(const void *)((const char *)c + k->offset) != NULL;
 	case CONFIG_ENV:
 		return c->n_env > 0;
@@ -235,6 +277,8 @@ void config_format(const struct config *c, const struct config_key *k, char *buf
 		units_format_cpus(*config_cu64(c, k), buf, len);
 		break;
 	case CONFIG_PATH:
+	case CONFIG_USER:
+	case CONFIG_GROUP:
 		s = *(char *const *)(const void *)((const char *)c + k->offset);
 		snprintf(buf, len, "%s", s ? s : "unset");
 		break;

@@ -10,6 +10,7 @@ void limits_init(struct limits *l)
 	l->fsize = UNITS_UNLIMITED;
 	l->nofile = UNITS_UNLIMITED;
 	l->stack = UNITS_UNLIMITED;
+	l->output_limit = UNITS_UNLIMITED;
 	l->grace_us = 50000;
 	l->memory_max = UNITS_UNLIMITED;
 	l->memory_high = UNITS_UNLIMITED;

@@ -19,12 +19,15 @@
 #include "cgroup.h"
 #include "config.h"
 #include "fifo.h"
+#include "isolate.h"
+#include "output.h"
 #include "sblimits.h"
 #include "log.h"
 #include "report.h"
 #include "sbdir.h"
 #include "spawn.h"
 #include "supervise.h"
+#include "sysfilter.h"
 #include "units.h"
 #include "util.h"
 #include "version.h"
@@ -96,6 +99,10 @@ static void usage(FILE *out)
 		"  --fsize SIZE         size of any file written, per process (RLIMIT_FSIZE)\n"
 		"  --nofile N           open descriptors per process (soft = hard)\n"
 		"  --stack SIZE         stack size per process (RLIMIT_STACK)\n"
+		"  --output-limit SIZE  bytes written to stdout and stderr together: they\n"
+		"                       pass through pipes proctord drains; at the limit the\n"
+		"                       tree is killed (killed output), the bytes up to it\n"
+		"                       delivered\n"
 		"  --memory-max SIZE    memory of the tree, no swap (cgroup)\n"
 		"  --memory-high SIZE   memory above which the tree is throttled (cgroup v2)\n"
 		"  --pids N             processes and threads of the tree (cgroup)\n"
@@ -104,14 +111,36 @@ static void usage(FILE *out)
 		"                       v1, or none (rlimits and /proc only). Without a\n"
 		"                       cgroup, the cgroup limits above are a warning, or an\n"
 		"                       error with --strict\n"
-		"\n"
+		"\n");
+	/* Two strings: C99 compilers need take only 4095 characters in one. */
+	fprintf(out,
 		"Program:\n"
 		"  --stdin FILE         standard input from FILE (a file or FIFO)\n"
-		"  --stdout FILE        standard output to FILE (created or truncated)\n"
-		"  --stderr FILE        standard error to FILE (created or truncated)\n"
+		"  --stdout FILE        standard output to FILE (created or truncated; a\n"
+		"                       FIFO waits for its reader)\n"
+		"  --stderr FILE        standard error to FILE (likewise)\n"
+		"                       /dev/fd/N in these three is descriptor N that\n"
+		"                       proctord inherited, used as it is\n"
 		"  --chdir DIR          working directory\n"
 		"  --env NAME=VALUE     set a variable; --env NAME passes proctord's own\n"
 		"  --clear-env          start from an empty environment\n"
+		"\n"
+		"Isolation (off unless asked for):\n"
+		"  --user USER          run the program as USER (name or uid; root only),\n"
+		"                       with USER's group and no supplementary groups\n"
+		"  --group GROUP        ... and as GROUP (name or gid; root only)\n"
+		"  --no-root            refuse to run the program as root\n"
+		"  --new-session        a session of its own (setsid): no TIOCSTI into the\n"
+		"                       caller's terminal\n"
+		"  --unshare-net        a network namespace of its own: only a loopback,\n"
+		"                       down, so no connection anywhere (root only)\n"
+		"  --unshare-ipc        System V IPC and POSIX queues of its own (root only)\n"
+		"  --seccomp            deny keyctl, io_uring, ptrace, mounts, module and\n"
+		"                       kexec loading, AF_VSOCK sockets, personality changes\n"
+		"                       and more: a denied call ends the tree (killed syscall:\n"
+		"                       NAME)\n"
+		"  --seccomp-errno      the same list, but a denied call fails with EPERM\n"
+		"                       and the program goes on (implies --seccomp)\n"
 		"\n"
 		"  -h, --help           this text\n"
 		"  -V, --version        the version\n"
@@ -274,6 +303,64 @@ static char **build_env(const struct config *c)
 		}
 	}
 	return env;
+}
+
+/* path is /dev/fd/N (or /proc/self/fd/N) and N an open descriptor that
+ * proctord inherited: a copy of it, kept out of 0-2, or -1. Opening the path
+ * instead would reopen a file at offset 0, and the child closes N before it
+ * opens anything. */
+static int inherited_fd(const char *path)
+{
+	const char *p;
+	uint32_t n;
+	int fd;
+
+	if (!path)
+		return -1;
+	if (strncmp(path, "/dev/fd/", 8) == 0)
+		p = path + 8;
+	else if (strncmp(path, "/proc/self/fd/", 14) == 0)
+		p = path + 14;
+	else
+		return -1;
+	if (isolate_parse_id(p, &n) < 0 || n > INT32_MAX || fcntl((int)n, F_GETFD) < 0)
+		return -1; /* not open: the child's open() says why */
+	fd = fcntl((int)n, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		log_fatal(EXIT_SETUP, "%s", path);
+	return fd;
+}
+
+/* What --check says of the identity and the filter. Returns how many
+ * things cannot be honoured. */
+static size_t check_isolation(const struct config *c, FILE *out, const char *prefix)
+{
+	struct isolate iso;
+	struct sysfilter f;
+	char err[512];
+	size_t n = 0;
+
+	if (c->seccomp || c->seccomp_errno) {
+		fprintf(out, "\n%-14s %s, %s", "seccomp denies", sysfilter_denied[0],
+			sysfilter_denied[1]);
+		for (size_t i = 2; sysfilter_denied[i]; i++)
+			fprintf(out, ", %s", sysfilter_denied[i]);
+		for (size_t i = 0; sysfilter_denied_args[i]; i++)
+			fprintf(out, ", %s", sysfilter_denied_args[i]);
+		fprintf(out, "\n%-14s %s\n", "seccomp action",
+			c->seccomp_errno ? "the call fails with EPERM"
+					 : "proctord is notified and kills the tree (killed syscall: NAME)");
+		if (sysfilter_build(&f, c->seccomp_errno, err, sizeof err) < 0) {
+			fprintf(out, "%s%s\n", prefix, err);
+			n++;
+		}
+		sysfilter_free(&f);
+	}
+	if (isolate_prepare(&iso, c, err, sizeof err) < 0) {
+		fprintf(out, "%s%s\n", prefix, err);
+		n++;
+	}
+	return n;
 }
 
 /* Descriptors 0-2 must be open before anything else is: a FIFO that landed
@@ -464,6 +551,11 @@ int main(int argc, char **argv)
 	static struct cgroup cg;
 	int join_fds[CG_MAX_HIER];
 	const char *join_paths[CG_MAX_HIER];
+	struct isolate iso;
+	struct sysfilter filter;
+	struct output output, *out = NULL;
+	int filter_sv[2] = {-1, -1};
+	int in_fd, out_fd, err_fd;
 	struct ev_loop *loop;
 	char err[1024];
 	char **env;
@@ -473,6 +565,24 @@ int main(int argc, char **argv)
 	log_init("proctord");
 	ensure_stdio();
 	parse_options(argc, argv, &o);
+	memset(&filter, 0, sizeof filter);
+	in_fd = out_fd = err_fd = -1;
+	if (!o.check) {
+		if (o.cfg.seccomp_errno)
+			o.cfg.seccomp = 1;
+		/* A refusal (--no-root, an unknown user) comes before any
+		 * cgroup is touched. */
+		if (isolate_prepare(&iso, &o.cfg, err, sizeof err) < 0)
+			log_fatalx(EXIT_SETUP, "%s", err);
+		if (o.cfg.seccomp &&
+		    sysfilter_build(&filter, o.cfg.seccomp_errno, err, sizeof err) < 0)
+			log_fatalx(EXIT_SETUP, "%s", err);
+		/* Before anything else opens a descriptor (the cgroups do):
+		 * /dev/fd/N is the caller's. */
+		in_fd = inherited_fd(o.cfg.stdin_path);
+		out_fd = inherited_fd(o.cfg.stdout_path);
+		err_fd = inherited_fd(o.cfg.stderr_path);
+	}
 	if (cgroup_setup(&cg, (enum cg_mode)o.cfg.cgroup_mode, &o.cfg.limits, err, sizeof err) < 0)
 		log_fatalx(EXIT_SETUP, "%s", err);
 	exit_cgroup = &cg;
@@ -492,6 +602,7 @@ int main(int argc, char **argv)
 			printf("\n");
 			cgroup_unhonoured(&cg, &o.cfg.limits, stdout, "");
 		}
+		n += check_isolation(&o.cfg, stdout, "\ncannot be honoured: ");
 		config_free(&o.cfg);
 		return n ? EXIT_SETUP : 0;
 	}
@@ -552,12 +663,15 @@ int main(int argc, char **argv)
 		fflush(stdout);
 	}
 
-	memset(&sc, 0, sizeof sc);
+	spawn_config_init(&sc);
 	sc.argv = o.argv;
 	sc.envp = env;
 	sc.stdin_path = o.cfg.stdin_path;
 	sc.stdout_path = o.cfg.stdout_path;
 	sc.stderr_path = o.cfg.stderr_path;
+	sc.stdin_fd = in_fd;
+	sc.stdout_fd = out_fd;
+	sc.stderr_fd = err_fd;
 	sc.null_stdio = o.daemonize;
 	sc.chdir = o.cfg.chdir;
 	sc.limits = &o.cfg.limits;
@@ -572,6 +686,44 @@ int main(int argc, char **argv)
 	sc.n_join = cgroup_join_fds(&cg, join_fds, join_paths, CG_MAX_HIER, 1);
 	sc.join_fds = join_fds;
 	sc.join_paths = join_paths;
+	sc.isolate = &iso;
+	if (o.cfg.limits.output_limit != UNITS_UNLIMITED) {
+		/* stdout and stderr go through proctord, to where they would
+		 * have gone: the file or descriptor given, else proctord's own
+		 * (daemonized: /dev/null). */
+		struct output_dest d[2];
+		int own[2] = {1, 2}, given[2] = {out_fd, err_fd};
+		const char *paths[2] = {o.cfg.stdout_path, o.cfg.stderr_path};
+
+		for (int i = 0; i < 2; i++) {
+			d[i].fd = given[i] >= 0 ? given[i] : own[i];
+			d[i].path = given[i] >= 0 ? NULL
+				    : paths[i]	  ? paths[i]
+				    : o.daemonize ? "/dev/null"
+						  : NULL;
+		}
+		if (output_open(&output, loop, o.cfg.limits.output_limit, &d[0], &d[1]) < 0) {
+			fifo_close(&fifo);
+			sbdir_close(&dir);
+			log_fatal(EXIT_SETUP, "output pipes");
+		}
+		out = &output;
+		sc.stdout_fd = output_child_fd(out, 0);
+		sc.stderr_fd = output_child_fd(out, 1);
+		sc.stdout_err = output_open_error(out, 0, &sc.stdout_path);
+		sc.stderr_err = output_open_error(out, 1, &sc.stderr_path);
+	}
+	if (o.cfg.seccomp) {
+		sc.filter = &filter;
+		/* The child hands the filter's listener over this. */
+		if (filter.notify &&
+		    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, filter_sv) < 0) {
+			fifo_close(&fifo);
+			sbdir_close(&dir);
+			log_fatal(EXIT_SETUP, "socketpair");
+		}
+		sc.filter_sock = filter_sv[1];
+	}
 	start_us = now_us();
 	if (spawn_start(&sc, &child) < 0) {
 		int saved = errno;
@@ -581,9 +733,20 @@ int main(int argc, char **argv)
 		errno = saved;
 		log_fatal(EXIT_SETUP, "cannot start %s", o.argv[0]);
 	}
-	if (supervise_init(&sv, loop, &o.cfg.limits, &child, &fifo, &cg, start_us) < 0) {
-		/* Without its timers the limits would not hold: end it now. */
-		log_warn("cannot create timers");
+	/* The program has its copies. */
+	for (int i = 0; i < 3; i++) {
+		int fds[3] = {in_fd, out_fd, err_fd};
+
+		if (fds[i] >= 0)
+			close(fds[i]);
+	}
+	if (filter_sv[1] >= 0)
+		close(filter_sv[1]);
+	if (supervise_init(&sv, loop, &o.cfg.limits, &child, &fifo, &cg, start_us, out,
+			   filter_sv[0]) < 0) {
+		/* Without its timers or listener the limits would not hold: end
+		 * it now. */
+		log_warn("cannot set up the supervisor (timers, the seccomp listener)");
 		kill(child.pid, SIGKILL);
 		waitpid(child.pid, NULL, 0);
 		fifo_close(&fifo);
@@ -607,7 +770,16 @@ int main(int argc, char **argv)
 			.sys_us = sv.measure.reaped_sys_ns / 1000u,
 			.wall_us = sv.end_us - sv.start_us,
 			.peak_memory = sv.measure.peak_bytes,
+			.output_bytes = out ? output_total(out) : UNITS_UNLIMITED,
 			.interrupted = sv.interrupted,
+			.user = o.cfg.user,
+			.group = o.cfg.group,
+			.uid = iso.set_uid ? (long)iso.uid : -1,
+			.gid = iso.set_gid ? (long)iso.gid : -1,
+			.new_session = iso.new_session,
+			.unshare_net = iso.unshare_net,
+			.unshare_ipc = iso.unshare_ipc,
+			.seccomp = !o.cfg.seccomp ? NULL : o.cfg.seccomp_errno ? "errno" : "kill",
 		};
 		char src_cpu[600], src_mem[600], src_kill[600];
 		uint64_t usage, peak;
@@ -640,6 +812,9 @@ int main(int argc, char **argv)
 	supervise_finish(&sv);
 	cgroup_destroy(&cg);
 	exit_cgroup = NULL;
+	if (out)
+		output_close(out);
+	sysfilter_free(&filter);
 	fifo_close(&fifo);
 	sbdir_close(&dir);
 	ev_loop_destroy(loop);

@@ -42,8 +42,8 @@ static void usage(FILE *out)
 		"run    run one program to its end under proctord, with stdio passed\n"
 		"       through; print a one-line verdict on stderr and exit with: the\n"
 		"       program's exit code; 128+N for signal N; 124 wall-time; 152\n"
-		"       cpu-time; 153 file-size; 137 other kills; 127 failed start;\n"
-		"       125 when proctor or proctord could not run it\n"
+		"       cpu-time; 153 file-size or output; 159 syscall; 137 other kills;\n"
+		"       127 failed start; 125 when proctor or proctord could not run it\n"
 		"\n"
 		"Clients serialise on DIR/lock and never wait longer than --timeout (5 s;\n"
 		"a terminating wait adds 5 s for the grace period). Errors exit 1, usage 2.\n"
@@ -74,6 +74,8 @@ static void print_result(const struct proctor_result *r, int json)
 				    r->kind == PROCTOR_KILLED || r->kind == PROCTOR_FAILED
 					    ? json_string(r->reason)
 					    : json_null());
+		json_object_set_new(o, "syscall",
+				    r->syscall[0] ? json_string(r->syscall) : json_null());
 		s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
 		puts(s);
 		free(s);
@@ -201,8 +203,13 @@ static int run_exit_code(const struct proctor_result *r)
 			return RUN_WALL_TIME;
 		if (strcmp(r->reason, "cpu-time") == 0)
 			return RUN_SIGNAL_BASE + SIGXCPU;
-		if (strcmp(r->reason, "file-size") == 0)
+		/* Wrote too much, to a file or through the output limit: what
+		 * the kernel's own file size limit would have said. */
+		if (strcmp(r->reason, "file-size") == 0 || strcmp(r->reason, "output") == 0)
 			return RUN_SIGNAL_BASE + SIGXFSZ;
+		/* What seccomp's own kill would have said. */
+		if (strcmp(r->reason, "syscall") == 0)
+			return RUN_SIGNAL_BASE + SIGSYS;
 		return RUN_SIGNAL_BASE + SIGKILL;
 	case PROCTOR_FAILED:
 		return RUN_FAILED;

@@ -25,6 +25,7 @@ static const char *const kill_reason_names[] = {
 	[KILL_OUTPUT] = "output",
 	[KILL_FILE_SIZE] = "file-size",
 	[KILL_TERMINATE] = "terminate",
+	[KILL_SYSCALL] = "syscall",
 };
 
 static const char *const stage_names[] = {
@@ -63,7 +64,9 @@ void report_outcome_from_wait(struct outcome *o, int wstatus, enum kill_reason k
 		 * the verdict, even if the program raced to exit on its own. */
 		o->kind = OUTCOME_KILLED;
 		o->reason = killed_for;
-		o->code = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : WEXITSTATUS(wstatus);
+		/* The signal that ended it; 0 if it exited (an exit code is
+		 * not a signal number). */
+		o->code = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
 		return;
 	}
 	if (WIFEXITED(wstatus)) {
@@ -109,7 +112,12 @@ static void killed_text(const struct outcome *o, const struct limits *l, char *b
 		snprintf(buf, len, "memory limit exceeded");
 		break;
 	case KILL_OUTPUT:
-		snprintf(buf, len, "output limit exceeded");
+		units_format_size(l->output_limit, v, sizeof v);
+		snprintf(buf, len, "output limit of %s exceeded", v);
+		break;
+	case KILL_SYSCALL:
+		/* The name alone: clients read it as the text's first word. */
+		snprintf(buf, len, "%s", o->what[0] ? o->what : "unknown");
 		break;
 	case KILL_NONE:
 		snprintf(buf, len, "killed");
@@ -227,13 +235,17 @@ static json_t *report_status_json(const struct outcome *o, const struct limits *
 	json_object_set_new(st, "stage",
 			    o->kind == OUTCOME_FAILED ? json_string(report_stage_name(o->stage))
 						      : json_null());
+	json_object_set_new(st, "syscall",
+			    o->kind == OUTCOME_KILLED && o->reason == KILL_SYSCALL
+				    ? json_string(o->what[0] ? o->what : "unknown")
+				    : json_null());
 	return st;
 }
 
 int report_write_json(const char *path, const struct report_final *f, char *err, size_t errlen)
 {
 	const struct limits *l = f->limits;
-	json_t *root, *limits, *sources, *unenforced;
+	json_t *root, *limits, *sources, *unenforced, *isolation;
 	char *tmp, *dircopy;
 	int fd, rc = -1;
 
@@ -246,6 +258,15 @@ int report_write_json(const char *path, const struct report_final *f, char *err,
 			   report_limit(l->memory_high), "pids", report_limit(l->pids),
 			   "cpus_milli", report_limit(l->cpus_milli), "grace_us",
 			   (json_int_t)l->grace_us);
+	json_object_set_new(limits, "output_bytes", report_limit(l->output_limit));
+	isolation = json_pack("{s:b, s:b, s:b}", "new_session", f->new_session, "unshare_net",
+			      f->unshare_net, "unshare_ipc", f->unshare_ipc);
+	json_object_set_new(isolation, "user", f->user ? json_string(f->user) : json_null());
+	json_object_set_new(isolation, "group", f->group ? json_string(f->group) : json_null());
+	json_object_set_new(isolation, "uid", f->uid >= 0 ? json_integer(f->uid) : json_null());
+	json_object_set_new(isolation, "gid", f->gid >= 0 ? json_integer(f->gid) : json_null());
+	json_object_set_new(isolation, "seccomp",
+			    f->seccomp ? json_string(f->seccomp) : json_null());
 	/* Limits that were asked for and that nothing enforced. */
 	unenforced = json_array();
 	for (size_t i = 0; i < f->n_not_enforced; i++)
@@ -266,20 +287,24 @@ int report_write_json(const char *path, const struct report_final *f, char *err,
 			    : "SIGKILL to every descendant found through /proc (proctord is a "
 			      "subreaper)",
 		"output_bytes",
-		"not counted by this version (output passes straight to its destination)");
-	root = json_pack("{s:i, s:o, s:I, s:I, s:I, s:I, s:I, s:o, s:n, s:o, s:o, s:b, s:o, s:o, "
-			 "s:o}",
+		f->output_bytes != UNITS_UNLIMITED
+			? "bytes the program wrote to stdout and stderr, counted in the pipes that "
+			  "proctord drains (--output-limit)"
+			: "not counted: without --output-limit the output passes straight to its "
+			  "destination");
+	root = json_pack("{s:i, s:o, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:b, s:o, s:o, "
+			 "s:o, s:o}",
 			 "version", 1, "status", report_status_json(f->outcome, l), "cpu_us",
 			 (json_int_t)f->cpu_us, "user_us", (json_int_t)f->user_us, "sys_us",
 			 (json_int_t)f->sys_us, "wall_us", (json_int_t)f->wall_us,
 			 "peak_memory_bytes", (json_int_t)f->peak_memory, "oom_kills",
 			 f->have_oom ? json_integer((json_int_t)f->oom_kills) : json_null(),
-			 "output_bytes", "pids_peak",
+			 "output_bytes", report_limit(f->output_bytes), "pids_peak",
 			 f->have_pids ? json_integer((json_int_t)f->pids_peak) : json_null(),
 			 "pids_max_hits",
 			 f->have_pids ? json_integer((json_int_t)f->pids_max_hits) : json_null(),
 			 "interrupted", f->interrupted, "limits", limits, "not_enforced", unenforced,
-			 "sources", sources);
+			 "sources", sources, "isolation", isolation);
 	if (!root) {
 		snprintf(err, errlen, "cannot build the JSON report");
 		return -1;

@@ -53,12 +53,20 @@ static void spawn_report(int fd, enum spawn_stage stage, int err, const char *wh
 	_exit(127);
 }
 
-static void spawn_child_stdio(int errfd, int target, const char *path, int null_stdio,
-			      enum spawn_stage stage)
+static void spawn_child_stdio(int errfd, int target, const char *path, int fd, int err,
+			      int null_stdio, enum spawn_stage stage)
 {
 	int flags = target == 0 ? O_RDONLY : O_WRONLY | O_CREAT | O_TRUNC;
-	int fd;
 
+	if (err)
+		spawn_report(errfd, stage, err, path);
+	if (fd >= 0) {
+		/* dup2 leaves the copy without FD_CLOEXEC; the original
+		 * closes at execve. */
+		if (dup2(fd, target) < 0)
+			spawn_report(errfd, stage, errno, path ? path : "descriptor");
+		return;
+	}
 	if (!path) {
 		if (!null_stdio)
 			return; /* inherit proctord's */
@@ -133,8 +141,35 @@ static void spawn_child_join(int errfd, int fd, const char *path)
 		spawn_report(errfd, STAGE_SETUP, errno, path);
 }
 
+/* Close every descriptor from 3 up but those in keep (unsorted, -1 ignored). */
+static void spawn_child_close_except(const int *keep, size_t n)
+{
+	unsigned from = 3;
+
+	for (;;) {
+		unsigned next = ~0U;
+
+		/* The lowest kept descriptor at or above from. */
+		for (size_t i = 0; i < n; i++)
+			if (keep[i] >= (int)from && (unsigned)keep[i] < next)
+				next = (unsigned)keep[i];
+		if (next == ~0U) {
+			close_range(from, ~0U, 0);
+			return;
+		}
+		if (next > from)
+			close_range(from, next - 1, 0);
+		from = next + 1;
+	}
+}
+
 static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent)
 {
+	const struct isolate none_isolate = {0};
+	const struct isolate *iso = c->isolate ? c->isolate : &none_isolate;
+	int keep[] = {errfd, c->stdin_fd, c->stdout_fd, c->stderr_fd,
+		      c->filter ? c->filter_sock : -1};
+	const char *what = NULL;
 	sigset_t none;
 
 	/* Into the sandbox's cgroups first: all it does from here on, and
@@ -147,10 +182,9 @@ static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent)
 	/* Drop proctord's descriptors (its FIFOs among them) now, not at
 	 * execve: a program whose set-up blocks (a --stdin FIFO nobody
 	 * writes) must not keep the wait FIFO open should proctord die. Only
-	 * the error pipe stays, and it closes at execve. */
-	if (errfd > 3)
-		close_range(3, (unsigned)errfd - 1, 0);
-	close_range((unsigned)errfd + 1, ~0U, 0);
+	 * the error pipe and what the program is given stay; they close at
+	 * execve. */
+	spawn_child_close_except(keep, sizeof keep / sizeof keep[0]);
 
 	/* libev blocks the signals it watches, and SIG_IGN survives execve:
 	 * the program starts with the defaults. */
@@ -161,10 +195,9 @@ static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent)
 	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
 		spawn_report(errfd, STAGE_SETUP, errno, "sigprocmask");
 
-	/* Its own process group: a terminal's ^C to proctord is not the
-	 * program's, and proctord decides when it ends. */
-	if (setpgid(0, 0) < 0)
-		spawn_report(errfd, STAGE_SETUP, errno, "setpgid");
+	/* Its own process group (and with --new-session its own session). */
+	if (isolate_child_session(iso, &what) < 0)
+		spawn_report(errfd, STAGE_SETUP, errno, what);
 	/* If proctord dies, so does the program (nsjail #69). The check after
 	 * it closes the race with a parent that died before the prctl. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
@@ -189,20 +222,50 @@ static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent)
 		if (null > 2)
 			close(null);
 	}
-	spawn_child_stdio(errfd, 0, c->stdin_path, c->null_stdio, STAGE_STDIN);
-	spawn_child_stdio(errfd, 1, c->stdout_path, c->null_stdio, STAGE_STDOUT);
-	spawn_child_stdio(errfd, 2, c->stderr_path, c->null_stdio, STAGE_STDERR);
+	/* As root, before the identity changes: the files are the caller's. */
+	spawn_child_stdio(errfd, 0, c->stdin_path, c->stdin_fd, 0, c->null_stdio, STAGE_STDIN);
+	spawn_child_stdio(errfd, 1, c->stdout_path, c->stdout_fd, c->stdout_err, c->null_stdio,
+			  STAGE_STDOUT);
+	spawn_child_stdio(errfd, 2, c->stderr_path, c->stderr_fd, c->stderr_err, c->null_stdio,
+			  STAGE_STDERR);
+
+	/* Namespaces need CAP_SYS_ADMIN: before the identity changes. */
+	if (isolate_child_namespaces(iso, &what) < 0)
+		spawn_report(errfd, STAGE_SETUP, errno, what);
+	/* The filter goes in before the limits: with a user notification it
+	 * makes a descriptor (its listener), which a low RLIMIT_NOFILE would
+	 * refuse. What runs after it here (setrlimit, setgroups, setres[ug]id,
+	 * prctl, chdir, close_range, execve) is not on its list. */
+	if (c->filter && sysfilter_child_load(c->filter, c->filter_sock, &what) < 0)
+		spawn_report(errfd, STAGE_SETUP, errno, what);
+
+	/* Limits after the opens (a low RLIMIT_NOFILE must not stop them) and
+	 * before the identity changes (raising one needs root). */
+	spawn_child_limits(errfd, c->limits);
+	if (isolate_child_ids(iso, &what) < 0)
+		spawn_report(errfd, STAGE_SETUP, errno, what);
+	/* A change of identity clears the parent-death signal: set it again,
+	 * and check again that proctord is still there. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		spawn_report(errfd, STAGE_SETUP, errno, "PR_SET_PDEATHSIG");
+	if (getppid() != parent)
+		_exit(127);
+	/* As the program's user: a directory it cannot enter is its failure. */
 	if (c->chdir && chdir(c->chdir) < 0)
 		spawn_report(errfd, STAGE_CHDIR, errno, c->chdir);
-
-	/* Limits last: a low RLIMIT_NOFILE must not stop the opens above. */
-	spawn_child_limits(errfd, c->limits);
 	spawn_child_close_fds(errfd);
 
 	/* execvp searches the PATH of environ: make it the program's. */
 	environ = c->envp;
 	execvp(c->argv[0], c->argv);
 	spawn_report(errfd, STAGE_EXEC, errno, c->argv[0]);
+}
+
+void spawn_config_init(struct spawn_config *c)
+{
+	memset(c, 0, sizeof *c);
+	c->stdin_fd = c->stdout_fd = c->stderr_fd = -1;
+	c->filter_sock = -1;
 }
 
 int spawn_start(const struct spawn_config *c, struct spawn_child *out)

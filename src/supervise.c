@@ -57,11 +57,16 @@ static void supervise_end(struct supervisor *s)
 	ev_timer_stop(s->loop, &s->sweep_timer);
 	s->final_cpu_us = measure_cpu_us_settled(&s->measure);
 	if (s->interrupted) {
+		/* The output gets a last flush in output_close. */
 		s->state = SV_DONE;
 		s->exit_code = EXIT_INTERRUPTED;
 		ev_break(s->loop, EVBREAK_ALL);
 		return;
 	}
+	/* Deliver what the pipes still hold; the terminating wait is answered
+	 * once that is done (supervise_ready). */
+	if (s->output)
+		output_end(s->output);
 	fifo_kick(s->fifo);
 }
 
@@ -111,10 +116,18 @@ static void supervise_main_ended(struct supervisor *s)
 	if (s->kill_reason == KILL_NONE && WIFSIGNALED(s->main_wstatus) &&
 	    WTERMSIG(s->main_wstatus) == SIGKILL && supervise_oom(s))
 		s->kill_reason = KILL_MEMORY;
-	if (s->exec_failed)
+	/* Everything the main process wrote is in its pipes now: into a file
+	 * destination before the status is final. Past the limit, that is
+	 * the verdict, as for any limit the program raced to exit on. */
+	if (s->output && output_drain(s->output) && s->kill_reason == KILL_NONE)
+		s->kill_reason = KILL_OUTPUT;
+	if (s->exec_failed) {
 		s->outcome = s->failure;
-	else
+	} else {
 		report_outcome_from_wait(&s->outcome, s->main_wstatus, s->kill_reason);
+		if (s->kill_reason == KILL_SYSCALL)
+			snprintf(s->outcome.what, sizeof s->outcome.what, "%s", s->syscall);
+	}
 	s->state = SV_SWEEPING;
 	supervise_sweep(s);
 	if (s->state == SV_SWEEPING) {
@@ -237,6 +250,30 @@ static void supervise_cpu_cb(struct ptimer *t)
 	ptimer_arm(t, next_ns);
 }
 
+static void supervise_output_exceeded(void *ctx)
+{
+	supervise_kill(ctx, KILL_OUTPUT);
+}
+
+static void supervise_output_done(void *ctx)
+{
+	struct supervisor *s = ctx;
+
+	if (s->state == SV_ENDED)
+		fifo_kick(s->fifo);
+}
+
+/* A process of the tree made a denied system call; it is stopped inside it. */
+static void supervise_syscall_denied(void *ctx, const char *name)
+{
+	struct supervisor *s = ctx;
+
+	if (s->state >= SV_KILLING)
+		return;
+	snprintf(s->syscall, sizeof s->syscall, "%s", name);
+	supervise_kill(s, KILL_SYSCALL);
+}
+
 static void supervise_begin_grace(struct supervisor *s)
 {
 	if (s->state != SV_RUNNING)
@@ -286,7 +323,8 @@ static int supervise_ready(void *ctx, const struct fifo_request *req)
 {
 	struct supervisor *s = ctx;
 
-	return req->kind != REQUEST_TERMINATE || s->state >= SV_ENDED;
+	return req->kind != REQUEST_TERMINATE ||
+	       (s->state >= SV_ENDED && (!s->output || output_done(s->output)));
 }
 
 static void supervise_status(struct supervisor *s, char *buf, size_t len)
@@ -354,7 +392,7 @@ static unsigned supervise_ncpus(void)
 
 int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limits *l,
 		   const struct spawn_child *child, struct fifo *fifo, struct cgroup *cg,
-		   uint64_t start_us)
+		   uint64_t start_us, struct output *output, int filter_sock)
 {
 	memset(s, 0, sizeof *s);
 	s->loop = loop;
@@ -362,6 +400,7 @@ int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limi
 	s->child = *child;
 	s->fifo = fifo;
 	s->cg = cg;
+	s->output = output;
 	s->start_us = start_us;
 	s->state = SV_RUNNING;
 	s->ncpus = supervise_ncpus();
@@ -377,6 +416,11 @@ int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limi
 	    ptimer_init(&s->grace_timer, loop, supervise_grace_cb, s) < 0)
 		return -1;
 	ev_timer_init(&s->sweep_timer, supervise_sweep_cb, SWEEP_INTERVAL, SWEEP_INTERVAL);
+	if (filter_sock >= 0 &&
+	    sysfilter_watch_start(&s->sysfilter, loop, filter_sock, supervise_syscall_denied, s) < 0)
+		return -1;
+	if (output)
+		output_start(output, supervise_output_exceeded, supervise_output_done, s);
 	s->sigchld.data = s->sigterm.data = s->sigint.data = s->sighup.data = s;
 	s->err_io.data = s->sweep_timer.data = s->oom_io.data = s;
 	if (cg->oom_watch_fd >= 0) {
@@ -416,6 +460,7 @@ void supervise_finish(struct supervisor *s)
 	ptimer_close(&s->cpu_timer);
 	ptimer_close(&s->grace_timer);
 	ev_timer_stop(s->loop, &s->sweep_timer);
+	sysfilter_watch_close(&s->sysfilter);
 	if (s->child.errfd >= 0)
 		close(s->child.errfd);
 	if (s->child.pidfd >= 0)

@@ -11,9 +11,11 @@ import tempfile
 import proctor
 
 
-def evaluate(program, lines=1000, sections=4, proctord="proctord", grace="50ms", wall_time="10s"):
+def evaluate(program, lines=1000, sections=4, proctord="proctord", grace="50ms", wall_time="10s",
+             options=()):
     """Run PROGRAM, send it LINES lines in SECTIONS sections, expect each echoed back.
 
+    OPTIONS are more proctord options (["--output-limit", "1MiB", "--seccomp"]).
     Returns (rows, verdict): one (section, lines, cpu_us, memory_bytes, ok)
     row per section, and the Result of the terminating wait.
     """
@@ -28,10 +30,12 @@ def evaluate(program, lines=1000, sections=4, proctord="proctord", grace="50ms",
         # The wall-time limit also bounds our readline(): a program that hangs
         # is killed, its end of the FIFO closes, and we read end of file.
         subprocess.run([proctord, "--daemonize", "--dir", box, "--grace", grace, "--wall-time", wall_time,
-                        "--stdin", to_prog, "--stdout", from_prog, "--", *program],
+                        "--stdin", to_prog, "--stdout", from_prog, *options, "--", *program],
                        stdout=subprocess.DEVNULL, check=True)
         # Open our ends in the order the program opens its own (stdin, then
-        # stdout), or both sides block for ever in open().
+        # stdout), or both sides block for ever in open(). (With
+        # --output-limit proctord opens the stdout FIFO, without blocking:
+        # the order then does not matter.)
         w = open(to_prog, "w", buffering=1)      # line-buffered: one line, one write
         r = open(from_prog, "r")
         rows, sent = [], 0
@@ -53,7 +57,10 @@ def evaluate(program, lines=1000, sections=4, proctord="proctord", grace="50ms",
             sent += n
         # Closing its input lets the program end by itself in the grace
         # period, so the verdict is "exited 0" rather than "killed terminate".
-        w.close()
+        try:
+            w.close()
+        except BrokenPipeError:             # it has ended: nothing more to say to it
+            pass
         verdict = proctor.wait(box, terminate=True)
         r.close()
         return rows, verdict
@@ -66,9 +73,11 @@ def main():
     ap.add_argument("--proctord", default=os.environ.get("PROCTORD", "proctord"))
     ap.add_argument("--lines", type=int, default=1000)
     ap.add_argument("--sections", type=int, default=4)
+    ap.add_argument("--option", action="append", default=[], metavar="OPT",
+                    help="pass OPT to proctord (repeatable): --option=--output-limit=1MiB --option=--seccomp")
     ap.add_argument("program", nargs="+", help="the program and its arguments (after --)")
     args = ap.parse_args()
-    rows, verdict = evaluate(args.program, args.lines, args.sections, args.proctord)
+    rows, verdict = evaluate(args.program, args.lines, args.sections, args.proctord, options=args.option)
     print("%-8s %6s %10s %12s %s" % ("section", "lines", "cpu_us", "memory", "answers"))
     for s, n, cpu, mem, ok in rows:
         print("%-8d %6d %10d %12d %s" % (s, n, cpu, mem, "ok" if ok else "WRONG"))

@@ -71,6 +71,7 @@ class Result:
     head: str                   # the status line up to the first ':'
     text: str                   # after ': ', for people only; may change between versions
     status: str                 # the whole status line
+    syscall: Optional[str] = None  # for "killed syscall": the denied call, e.g. "keyctl"
 
     @property
     def final(self) -> bool:
@@ -89,6 +90,7 @@ _DIGITS = re.compile(rb"[0-9]+\Z")
 _EXIT = re.compile(r"exited (0|[1-9][0-9]{0,2})\Z")
 _SIGNALED = re.compile(r"signaled (SIG[A-Z0-9]+(?:[+-][0-9]+)?)\Z")
 _WORD = re.compile(r"(killed|failed) ([a-z][a-z0-9-]*)\Z")
+_SYSCALL = re.compile(r"[a-z0-9_]+")
 
 
 def parse(answer: bytes) -> Result:
@@ -133,7 +135,14 @@ def parse(answer: bytes) -> Result:
         if not m:
             raise bad("unknown head")
         kind, reason = m.group(1), m.group(2)
-    return Result(int(cpu), int(mem), kind, exit_code, sig, reason, head, text, status)
+    syscall = None
+    if head == "killed syscall":
+        # The text starts with the name of the call.
+        m = _SYSCALL.match(text)
+        if not m:
+            raise bad("killed syscall without the call's name")
+        syscall = m.group(0)
+    return Result(int(cpu), int(mem), kind, exit_code, sig, reason, head, text, status, syscall)
 
 
 def _left(deadline: float) -> float:

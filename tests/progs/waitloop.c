@@ -105,7 +105,7 @@ int main(int argc, char **argv)
 	/* Three lines: two decimal integers and a status line from the closed set of heads. */
 	if (regcomp(&re,
 		    "^[0-9]+\n[0-9]+\n(running|exited [0-9]+|signaled SIG[A-Z0-9]+|"
-		    "killed (cpu-time|wall-time|memory|output|file-size|terminate)|"
+		    "killed (cpu-time|wall-time|memory|output|file-size|terminate|syscall)|"
 		    "failed (exec|stdin|stdout|stderr|chdir|limits|setup)|invalid)(: [^\n]*)?\n$",
 		    REG_EXTENDED | REG_NOSUB) != 0)
 		return 1;

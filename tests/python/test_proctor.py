@@ -160,6 +160,14 @@ class TestParse(unittest.TestCase):
         self.assertEqual(r.reason, "chdir")
         self.assertEqual(r.status.encode("utf-8", "surrogateescape"), b"failed chdir: /srv/\xff\xfe: Permission denied")
 
+    def test_killed_output_and_syscall(self):
+        r = proctor.parse(b"9\n0\nkilled output: output limit of 1MiB exceeded\n")
+        self.assertEqual((r.kind, r.reason, r.syscall), ("killed", "output", None))
+        r = proctor.parse(b"9\n0\nkilled syscall: io_uring_setup\n")
+        self.assertEqual((r.kind, r.reason, r.syscall, r.final), ("killed", "syscall", "io_uring_setup", True))
+        with self.assertRaises(proctor.MalformedAnswer):
+            proctor.parse(b"9\n0\nkilled syscall\n")
+
     def test_invalid(self):
         r = proctor.parse(b'2100\n1327104\ninvalid: expected "0" or "1", got "hello"; program running\n')
         self.assertEqual((r.kind, r.head), ("invalid", "invalid"))
@@ -217,6 +225,12 @@ class TestDaemon(unittest.TestCase):
             wait_gone(sb.dir)
             with self.assertRaises(proctor.NoSandbox):
                 proctor.wait(sb.dir)
+
+    def test_head_killed_syscall(self):
+        with Sandbox(os.path.join(PROGS, "probe"), "syscall", "keyctl", opts=["--seccomp"]) as sb:
+            r = wait_final(sb.dir)
+            self.assertEqual((r.head, r.syscall), ("killed syscall", "keyctl"))
+            self.assertEqual(sb.terminate().syscall, "keyctl")
 
     def test_head_exited(self):
         with Sandbox(os.path.join(PROGS, "crash"), "exit", "3") as sb:
@@ -440,6 +454,29 @@ class TestEvaluator(unittest.TestCase):
         rows, verdict = evaluator.evaluate(ECHO, lines=40, sections=2, proctord=PROCTORD)
         self.assertEqual([(s, n, ok) for s, n, _, _, ok in rows], [(1, 20, True), (2, 20, True)])
         self.assertEqual((verdict.kind, verdict.exit_code, verdict.memory_bytes), ("exited", 0, 0))
+
+    def test_echo_1000_lines_through_the_output_pump_under_seccomp(self):
+        # stdout through proctord's pipe (--output-limit) into the FIFO, and
+        # the filter on: the exchange and the per-section CPU still hold.
+        sys.path.insert(0, CONTRIB)
+        import evaluator
+        rows, verdict = evaluator.evaluate(ECHO, lines=1000, sections=4, proctord=PROCTORD,
+                                           options=["--output-limit", "1MiB", "--seccomp"])
+        self.assertEqual([(s, n, ok) for s, n, _, _, ok in rows],
+                         [(1, 250, True), (2, 250, True), (3, 250, True), (4, 250, True)])
+        for _, _, cpu, mem, _ in rows:
+            self.assertGreater(cpu, 0)             # echoing 250 lines costs some CPU
+            self.assertGreater(mem, 0)
+        self.assertEqual(verdict.head, "exited 0")
+        self.assertGreaterEqual(verdict.cpu_us, sum(cpu for _, _, cpu, _, _ in rows))
+
+    def test_output_limit_ends_a_chatty_program(self):
+        sys.path.insert(0, CONTRIB)
+        import evaluator
+        rows, verdict = evaluator.evaluate(["yes"], lines=20, sections=2, proctord=PROCTORD,
+                                           options=["--output-limit", "64KiB"])
+        self.assertEqual([ok for *_, ok in rows], [False, False])
+        self.assertEqual(verdict.head, "killed output")
 
     def test_wrong_program(self):
         sys.path.insert(0, CONTRIB)

@@ -43,6 +43,26 @@ static void every_head_parses(void **state)
 	assert_int_equal(r.kind, PROCTOR_INVALID);
 }
 
+static void killed_output_and_syscall_parse(void **state)
+{
+	struct proctor_result r;
+
+	assert_int_equal(parse("9\n0\nkilled output: output limit of 1MiB exceeded\n", &r),
+			 PROCTOR_OK);
+	assert_int_equal(r.kind, PROCTOR_KILLED);
+	assert_string_equal(r.reason, "output");
+	assert_string_equal(r.syscall, "");
+	assert_int_equal(parse("9\n0\nkilled syscall: io_uring_setup\n", &r), PROCTOR_OK);
+	assert_string_equal(r.reason, "syscall");
+	assert_string_equal(r.syscall, "io_uring_setup");
+	/* Words after the name are for people. */
+	assert_int_equal(parse("9\n0\nkilled syscall: keyctl (denied)\n", &r), PROCTOR_OK);
+	assert_string_equal(r.syscall, "keyctl");
+	/* The name is the contract: without it the answer is malformed. */
+	assert_int_equal(parse("9\n0\nkilled syscall\n", &r), PROCTOR_EMALFORMED);
+	assert_int_equal(parse("9\n0\nkilled syscall: (none)\n", &r), PROCTOR_EMALFORMED);
+}
+
 static void malformed_answers_are_refused(void **state)
 {
 	const char *bad[] = {
@@ -71,6 +91,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_head_parses),
+		cmocka_unit_test(killed_output_and_syscall_parse),
 		cmocka_unit_test(malformed_answers_are_refused),
 		cmocka_unit_test(errors_have_texts),
 	};

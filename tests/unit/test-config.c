@@ -158,6 +158,37 @@ static void errors_name_file_line_and_text(void **state)
 	config_free(&c);
 }
 
+static void isolation_keys_load_and_check_their_values(void **state)
+{
+	struct config c;
+
+	assert_string_equal(load(&c,
+				 "[judge]\noutput_limit = 64MiB\nuser = nobody\ngroup = 65534\n"
+				 "no_root = yes\nnew_session = yes\nunshare_net = on\n"
+				 "unshare_ipc = 1\nseccomp = true\nseccomp_errno = no\n",
+				 "judge"),
+			    "");
+	assert_int_equal(c.limits.output_limit, 64u << 20);
+	assert_string_equal(c.user, "nobody");
+	assert_string_equal(c.group, "65534");
+	assert_true(c.no_root && c.new_session && c.unshare_net && c.unshare_ipc && c.seccomp);
+	assert_false(c.seccomp_errno);
+	config_free(&c);
+	/* A user or group that does not exist stops proctord before anything
+	 * runs, rather than running the program as someone else. */
+	assert_non_null(strstr(load(&c, "user = no-such-user-here\n", NULL),
+			       ":1: user = no-such-user-here: no such user"));
+	config_free(&c);
+	assert_non_null(strstr(load(&c, "group = no-such-group-here\n", NULL),
+			       ":1: group = no-such-group-here: no such group"));
+	config_free(&c);
+	/* 4294967295 is (uid_t)-1, "unchanged" to setresuid: never an id. */
+	assert_non_null(strstr(load(&c, "user = 4294967295\n", NULL), ":1: user = 4294967295:"));
+	config_free(&c);
+	assert_non_null(strstr(load(&c, "output_limit = lots\n", NULL), ":1: output_limit = lots:"));
+	config_free(&c);
+}
+
 static void inherit_errors(void **state)
 {
 	struct config c;
@@ -260,6 +291,7 @@ int main(void)
 		cmocka_unit_test(the_default_profile_is_taken_when_present),
 		cmocka_unit_test(options_override_the_file),
 		cmocka_unit_test(errors_name_file_line_and_text),
+		cmocka_unit_test(isolation_keys_load_and_check_their_values),
 		cmocka_unit_test(inherit_errors),
 		cmocka_unit_test(a_missing_profile_lists_the_others),
 		cmocka_unit_test(syntax_and_structure_errors),

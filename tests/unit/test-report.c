@@ -64,6 +64,27 @@ static void proctord_kills_name_their_reason(void **state)
 			    "killed terminate: forced termination after 50ms grace");
 }
 
+static void output_and_syscall_kills(void **state)
+{
+	struct outcome o;
+	struct limits l;
+	char buf[REPORT_STATUS_MAX];
+
+	limits_init(&l);
+	l.output_limit = 1u << 20;
+	assert_string_equal(line_for(SIGNALED(SIGKILL), KILL_OUTPUT, &l),
+			    "killed output: output limit of 1MiB exceeded");
+	/* The program exited by itself after writing past the limit: the
+	 * limit is the verdict, and its exit code is no signal. */
+	report_outcome_from_wait(&o, EXITED(3), KILL_OUTPUT);
+	assert_int_equal(o.kind, OUTCOME_KILLED);
+	assert_int_equal(o.code, 0);
+	report_outcome_from_wait(&o, SIGNALED(SIGKILL), KILL_SYSCALL);
+	strcpy(o.what, "keyctl");
+	report_status_line(&o, &l, buf, sizeof buf);
+	assert_string_equal(buf, "killed syscall: keyctl");
+}
+
 static void failures_name_stage_and_path(void **state)
 {
 	struct outcome o = {.kind = OUTCOME_FAILED, .stage = STAGE_EXEC, .err = ENOENT};
@@ -120,6 +141,7 @@ int main(void)
 		cmocka_unit_test(exits_and_signals),
 		cmocka_unit_test(kernel_limits_are_reported_as_limits),
 		cmocka_unit_test(proctord_kills_name_their_reason),
+		cmocka_unit_test(output_and_syscall_kills),
 		cmocka_unit_test(failures_name_stage_and_path),
 		cmocka_unit_test(invalid_answers_echo_the_request_safely),
 		cmocka_unit_test(response_is_three_lines),

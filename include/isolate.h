@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: ISC
+// The program's identity and namespaces: user and group, session, network and IPC isolation.
+#ifndef PROCTOR_ISOLATE_H
+#define PROCTOR_ISOLATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct config;
+
+/* What the child does to itself before execve, resolved before it starts. */
+struct isolate {
+	int set_uid, set_gid; /* switch to uid / gid, supplementary groups cleared */
+	uid_t uid;
+	gid_t gid;
+	int new_session;      /* setsid() rather than setpgid() */
+	int unshare_net;      /* a network namespace of its own: only a loopback, down */
+	int unshare_ipc;      /* System V IPC and POSIX message queues of its own */
+};
+
+/* A decimal uid or gid (digits only, below 2^32 - 1). Returns 0, or -1. */
+int isolate_parse_id(const char *s, uint32_t *out);
+
+/* Resolve the configuration's user and group and check what needs root.
+ * Returns 0, or -1 with a one-line reason in err. */
+int isolate_prepare(struct isolate *i, const struct config *c, char *err, size_t errlen);
+
+/* Child side: each returns 0, or -1 with errno set and *what naming the step. */
+
+/* Its own process group, and with new_session its own session. */
+int isolate_child_session(const struct isolate *i, const char **what);
+/* New network and IPC namespaces (needs CAP_SYS_ADMIN, so before the ids). */
+int isolate_child_namespaces(const struct isolate *i, const char **what);
+/* Drop supplementary groups, then switch gid, then uid (the last thing that
+ * needs root). */
+int isolate_child_ids(const struct isolate *i, const char **what);
+
+#endif

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: ISC
+// The program's identity and namespaces: user and group, session, network and IPC isolation.
+//
+// The child calls these between clone and execve, so they make system calls
+// only. Names are looked up in proctord beforehand: NSS may load modules and
+// open sockets, which has no place in a half-made child.
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "isolate.h"
+
+int isolate_parse_id(const char *s, uint32_t *out)
+{
+	uint64_t v = 0;
+
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (uint64_t)(*s - '0');
+		/* (uid_t)-1 means "unchanged" to setresuid: never an identity. */
+		if (v >= UINT32_MAX)
+			return -1;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int isolate_prepare(struct isolate *i, const struct config *c, char *err, size_t errlen)
+{
+	uid_t euid = geteuid();
+
+	memset(i, 0, sizeof *i);
+	i->new_session = c->new_session;
+	i->unshare_net = c->unshare_net;
+	i->unshare_ipc = c->unshare_ipc;
+	if ((c->user || c->group) && euid != 0) {
+		snprintf(err, errlen,
+			 "--%s %s: only root can run the program as another %s (proctord runs "
+			 "as uid %u)",
+			 c->user ? "user" : "group", c->user ? c->user : c->group,
+			 c->user ? "user" : "group", (unsigned)euid);
+		return -1;
+	}
+	if (c->user) {
+		struct passwd *pw;
+		uint32_t id;
+
+		if (isolate_parse_id(c->user, &id) == 0) {
+			pw = getpwuid((uid_t)id);
+			i->uid = (uid_t)id;
+		} else {
+			pw = getpwnam(c->user);
+			if (!pw) {
+				snprintf(err, errlen, "--user %s: no such user", c->user);
+				return -1;
+			}
+			i->uid = pw->pw_uid;
+		}
+		i->set_uid = 1;
+		/* The user's own group, unless --group says otherwise; never
+		 * proctord's (root's) group by default. */
+		if (!c->group) {
+			if (!pw) {
+				snprintf(err, errlen,
+					 "--user %s: uid %u has no entry in the user database, so "
+					 "no group to go with it: give --group as well",
+					 c->user, (unsigned)i->uid);
+				return -1;
+			}
+			i->gid = pw->pw_gid;
+			i->set_gid = 1;
+		}
+	}
+	if (c->group) {
+		uint32_t id;
+
+		if (isolate_parse_id(c->group, &id) == 0) {
+			i->gid = (gid_t)id;
+		} else {
+			struct group *gr = getgrnam(c->group);
+
+			if (!gr) {
+				snprintf(err, errlen, "--group %s: no such group", c->group);
+				return -1;
+			}
+			i->gid = gr->gr_gid;
+		}
+		i->set_gid = 1;
+	}
+	if (c->no_root && (i->set_uid ? i->uid : euid) == 0) {
+		snprintf(err, errlen,
+			 "--no-root: the program would run as root; give --user with another user");
+		return -1;
+	}
+	return 0;
+}
+
+int isolate_child_session(const struct isolate *i, const char **what)
+{
+	/* Its own process group either way: a terminal's ^C to proctord is not
+	 * the program's, and proctord decides when it ends. A session of its
+	 * own also leaves the caller's controlling terminal behind, so the
+	 * program cannot push input into it with TIOCSTI. */
+	if (i->new_session) {
+		*what = "setsid";
+		return setsid() < 0 ? -1 : 0;
+	}
+	*what = "setpgid";
+	return setpgid(0, 0);
+}
+
+int isolate_child_namespaces(const struct isolate *i, const char **what)
+{
+	int flags = 0;
+
+	/* A fresh network namespace holds one loopback interface, down: no
+	 * address at all, so every connect() fails, 127.0.0.1 included. */
+	if (i->unshare_net)
+		flags |= CLONE_NEWNET;
+	if (i->unshare_ipc)
+		flags |= CLONE_NEWIPC;
+	if (!flags)
+		return 0;
+	*what = i->unshare_net && i->unshare_ipc ? "unshare(CLONE_NEWNET | CLONE_NEWIPC)"
+		: i->unshare_net		  ? "unshare(CLONE_NEWNET)"
+						  : "unshare(CLONE_NEWIPC)";
+	return unshare(flags);
+}
+
+int isolate_child_ids(const struct isolate *i, const char **what)
+{
+	if (!i->set_uid && !i->set_gid)
+		return 0;
+	/* Groups first, while still root: root's supplementary groups must not
+	 * come along, and after setresuid nothing can be dropped any more. */
+	*what = "setgroups";
+	if (setgroups(0, NULL) < 0)
+		return -1;
+	if (i->set_gid) {
+		*what = "setresgid";
+		if (setresgid(i->gid, i->gid, i->gid) < 0)
+			return -1;
+	}
+	if (i->set_uid) {
+		/* All three ids: a saved uid of 0 would let it switch back. */
+		*what = "setresuid";
+		if (setresuid(i->uid, i->uid, i->uid) < 0)
+			return -1;
+	}
+	return 0;
+}

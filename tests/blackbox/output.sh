@@ -1,0 +1,174 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# --output-limit: stdout and stderr through pipes that proctord drains, counts and cuts; destinations that are files, pipes, FIFOs and inherited descriptors.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/lib.sh"
+: "${PROCTOR:?set PROCTOR to the proctor command}"
+export PROCTORD
+
+MiB=1048576
+run_seq=0
+# run_to_end ARGS...: start proctord with ARGS, poll until the program has
+# ended, then send the terminating wait; ANS_* hold the final answer.
+run_to_end() {
+	RUN_DIR="$T/run.$((++run_seq))"
+	pd_start --dir "$RUN_DIR" "$@" || return 1
+	pd_poll "$RUN_DIR" 5
+	wait0 "$RUN_DIR"
+}
+size() { stat -c %s "$1" 2>/dev/null || echo missing; }
+get() { "$PROGS/jsonget" "$1" "$2" 2>&1; }
+vmrss_kib() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$1/status"; }
+
+# The limit: exactly the bytes up to it arrive, then the tree is killed.
+run_to_end --output-limit 1MiB --stdout "$T/yes.out" --report "$T/yes.json" -- yes
+check_eq "yes under --output-limit 1MiB is killed output" "killed output" "$ANS_HEAD" || ans_diag
+check_eq "...with the limit in the text" "killed output: output limit of 1MiB exceeded" "$ANS_STATUS"
+check_eq "...and exactly 1 MiB in the --stdout file" "$MiB" "$(size "$T/yes.out")"
+check_eq "...all of it yes's lines" 0 "$(tr -d 'y\n' < "$T/yes.out" | wc -c)"
+check_eq "the report counts the output: output_bytes" "$MiB" "$(get "$T/yes.json" output_bytes)"
+check_eq "...and gives the limit" "$MiB" "$(get "$T/yes.json" limits.output_bytes)"
+check_eq "...and the reason" "output" "$(get "$T/yes.json" status.reason)"
+
+run_to_end --output-limit 1MiB --stdout "$T/exact.out" -- "$PROGS/probe" write "$MiB"
+check_eq "exactly the limit written is not a kill: exited 0" "exited 0" "$ANS_HEAD" || ans_diag
+check_eq "...and all of it arrives" "$MiB" "$(size "$T/exact.out")"
+run_to_end --output-limit 1MiB --stdout "$T/over.out" -- "$PROGS/probe" write $((MiB + 1))
+check_eq "one byte past the limit is killed output" "killed output" "$ANS_HEAD" || ans_diag
+check_eq "...and the byte past it does not arrive" "$MiB" "$(size "$T/over.out")"
+
+run_to_end --output-limit 1MiB --stdout "$T/two.out" --stderr "$T/two.err" --report "$T/two.json" \
+	-- sh -c '"$0" write 600000; "$0" write 600000 >&2' "$PROGS/probe"
+check_eq "stdout and stderr count together" "killed output" "$ANS_HEAD" || ans_diag
+check_eq "...600000 bytes to stdout, the rest of the MiB to stderr" "600000 $((MiB - 600000))" \
+	"$(size "$T/two.out") $(size "$T/two.err")"
+check_eq "...and the report counts both" "$MiB" "$(get "$T/two.json" output_bytes)"
+
+# Without --output-limit nothing passes through proctord: not counted.
+run_to_end --stdout "$T/plain.out" --report "$T/plain.json" -- sh -c 'echo hi'
+check_eq "without --output-limit output_bytes is null" "null" "$(get "$T/plain.json" output_bytes)"
+
+# A status is final only once what the main process wrote is in the file:
+# a judge that reads the file on "exited 0" must find all of it.
+bad=0
+for i in 1 2 3 4 5 6 7 8; do
+	run_to_end --output-limit 1MiB --stdout "$T/race.$i" -- "$PROGS/probe" write 200000
+	# pd_poll returned at the first final answer; the file is checked at once.
+	[ "$(size "$T/race.$i")" = 200000 ] && [ "$ANS_HEAD" = "exited 0" ] || bad=$((bad + 1))
+done
+check_eq "8 runs: the file holds all 200000 bytes when the status says exited" 0 "$bad"
+
+# proctord in the foreground, its stdout a pipe: the program's output goes
+# there through proctord.
+n=$(timeout "$T_OP" "$PROCTOR" run --output-limit 1MiB -- yes 2>"$T/run.err" | wc -c)
+check_eq "proctor run --output-limit 1MiB -- yes | wc -c: exactly 1 MiB" "$MiB" "$n"
+timeout "$T_OP" "$PROCTOR" run --output-limit 1MiB -- yes >/dev/null 2>"$T/run.err"
+check_eq "...and proctor run exits 153 for killed output" 153 "$?"
+out=$(timeout "$T_OP" "$PROCTOR" run --output-limit 1KiB -- sh -c 'echo out; echo err >&2; exit 3' 2>"$T/run2.err")
+check_eq "under the limit, stdout arrives as it was written" "out" "$out"
+check "...and stderr too" grep -qx err "$T/run2.err"
+
+# Memory stays flat: the output waits in the program's pipe, not in proctord.
+mkfifo "$T/slow"
+sb="$T/slow.box"
+pd_start --dir "$sb" --output-limit 64MiB --stdout "$T/slow" -- yes
+pid=$(pd_pid "$sb")
+exec 7<"$T/slow"     # a reader that reads nothing yet
+sleep 0.3
+rss0=$(vmrss_kib "$pid")
+sleep 1
+rss1=$(vmrss_kib "$pid")
+wait1 "$sb"
+check_eq "a destination that reads nothing stalls the program, not proctord" running "$ANS_HEAD"
+got=$(timeout 60 cat <&7 | wc -c)
+exec 7<&-
+rss2=$(vmrss_kib "$pid")
+pd_poll "$sb"
+check_eq "...then, read to its end, 64 MiB arrive" "$((64 * MiB))" "$got"
+check_eq "...and the program is killed output" "killed output" "$ANS_HEAD" || ans_diag
+diag "proctord VmRSS: ${rss0} KiB at start, ${rss1} KiB after 1 s of a stalled reader, ${rss2} KiB after 64 MiB"
+check_range "...with proctord's resident memory within 1 MiB of where it started" 0 1024 \
+	$(( (rss1 > rss2 ? rss1 : rss2) - rss0 ))
+wait0 "$sb"
+
+# A program that closes its stdout goes on running.
+sb="$T/close.box"
+pd_start --dir "$sb" --output-limit 1MiB --stdout "$T/close.out" --stderr "$T/close.err" \
+	-- "$PROGS/probe" close-stdout 600
+sleep 0.2
+wait1 "$sb"
+check_eq "a program that closed its stdout is still running" running "$ANS_HEAD"
+pd_poll "$sb"
+check_eq "...and ends by itself" "exited 7" "$ANS_HEAD" || ans_diag
+check_eq "...having written to stderr after the close" "still running" "$(cat "$T/close.err")"
+wait0 "$sb"
+
+# A grandchild holding stdout open does not keep the sandbox alive.
+mkfifo "$T/gc"
+sb="$T/gc.box"
+timeout "$T_OP" cat "$T/gc" >"$T/gc.out" &
+reader=$!
+t0=$(now_us)
+pd_start --dir "$sb" --output-limit 1MiB --stdout "$T/gc" -- sh -c 'sleep 60 & echo main done; exit 0'
+pd_poll "$sb"
+t1=$(now_us)
+check_eq "the main process exits while a grandchild holds stdout: exited 0" "exited 0" "$ANS_HEAD" || ans_diag
+check_range "...reported within 3 s" 0 3000000 $((t1 - t0))
+wait_for 5 pid_gone "$reader"
+check "...and the FIFO's reader gets end of file (the grandchild is gone)" pid_gone "$reader"
+check_eq "...after the main process's output" "main done" "$(cat "$T/gc.out")"
+wait0 "$sb"
+
+# A FIFO destination whose reader never comes must not stall proctord.
+mkfifo "$T/never"
+sb="$T/never.box"
+pd_start --dir "$sb" --output-limit 1MiB --stdout "$T/never" -- sh -c 'echo lost; exit 4'
+t0=$(now_us)
+wait1 "$sb"
+t1=$(now_us)
+check_range "a --stdout FIFO nobody opens: proctord answers at once" 0 2000000 $((t1 - t0))
+pd_poll "$sb"
+check_eq "...and the program runs to its end" "exited 4" "$ANS_HEAD" || ans_diag
+t0=$(now_us)
+wait0 "$sb"
+t1=$(now_us)
+check_eq "...and the terminating wait is answered" "exited 4" "$ANS_HEAD"
+check_range "...without waiting for the reader" 0 3000000 $((t1 - t0))
+
+# Without --output-limit the program itself opens the FIFO, blocking in its
+# set-up, not proctord.
+sb="$T/never2.box"
+pd_start --dir "$sb" --stdout "$T/never" -- echo lost
+t0=$(now_us)
+wait1 "$sb"
+t1=$(now_us)
+check_eq "without --output-limit, a --stdout FIFO nobody opens leaves proctord answering" running "$ANS_HEAD"
+check_range "...at once" 0 2000000 $((t1 - t0))
+wait0 "$sb"
+check_eq "...and the terminating wait ends the program blocked in its open" "killed terminate" "$ANS_HEAD"
+
+# A reader that goes away: the program sees a broken pipe, as without proctord.
+mkfifo "$T/short"
+(timeout "$T_OP" head -c 10 "$T/short" >"$T/short.out") &
+run_to_end --output-limit 1MiB --stdout "$T/short" -- yes
+check_eq "a destination reader that leaves: the program dies of SIGPIPE" "signaled SIGPIPE" "$ANS_HEAD" || ans_diag
+check_eq "...after the reader got its 10 bytes" 10 "$(size "$T/short.out")"
+
+# Inherited descriptors: /dev/fd/N is used as it is, not reopened.
+echo "first line" >"$T/fd.out"
+exec 5>>"$T/fd.out"
+run_to_end --output-limit 1MiB --stdout /dev/fd/5 -- echo appended
+run_to_end --stdout /dev/fd/5 -- echo "appended again"
+exec 5>&-
+check_eq "--stdout /dev/fd/5 writes to descriptor 5 as the caller opened it (append)" \
+	"first line;appended;appended again;" "$(tr '\n' ';' <"$T/fd.out")"
+run_to_end --stdin <(printf 'a\nb\n') --stdout "$T/subst.out" -- cat
+check_eq "--stdin <(command): a process substitution feeds the program" "a;b;" \
+	"$(tr '\n' ';' <"$T/subst.out")"
+run_to_end --output-limit 1MiB --stdout "$T/no/such/dir/out" -- true
+check_re "--output-limit with an --stdout that cannot be created is failed stdout, naming it" \
+	"^failed stdout: $T/no/such/dir/out: No such file or directory\$" "$ANS_STATUS"
+run_to_end --output-limit 1MiB -- sh -c 'echo to-null; exit 5'
+check_eq "daemonized without --stdout, output goes to /dev/null through the pipe" "exited 5" "$ANS_HEAD"
+
+done_testing
