@@ -436,6 +436,30 @@ static int cg_alone(int dirfd)
 	return pid == (long)getpid() && (*end == '\0' || (end[0] == '\n' && end[1] == '\0'));
 }
 
+/*
+ * Whether controllers may be enabled for the children of the v2 cgroup at
+ * dirfd: the root (no cgroup.type) always, another only without processes.
+ * The kernel's EBUSY is not enough: it accepts threaded controllers (pids,
+ * cpu) in a cgroup with processes, which then becomes a thread root whose
+ * new children are "domain invalid", so that moving the program into its
+ * cgroup fails with EOPNOTSUPP.
+ */
+static int cg_may_enable(int dirfd)
+{
+	char buf[16];
+	int fd;
+	ssize_t n;
+
+	if (faccessat(dirfd, "cgroup.type", F_OK, 0) < 0)
+		return errno == ENOENT;
+	fd = cg_open_ro(dirfd, "cgroup.procs");
+	if (fd < 0)
+		return 0;
+	n = pread_small(fd, buf, sizeof buf);
+	close(fd);
+	return n == 0;
+}
+
 /* Enable controller c for the children of the v2 cgroup at h->parent. */
 static int cg_enable(struct cgroup *cg, struct cg_hier *h, int pfd, const char *c, char *why,
 		     size_t whylen)
@@ -452,7 +476,9 @@ static int cg_enable(struct cgroup *cg, struct cg_hier *h, int pfd, const char *
 	    cg_has_word(buf, c))
 		return 0;
 	snprintf(plus, sizeof plus, "+%s", c);
-	if (cg_write_at(pfd, "cgroup.subtree_control", plus) == 0)
+	if (!cg_may_enable(pfd))
+		errno = EBUSY;
+	else if (cg_write_at(pfd, "cgroup.subtree_control", plus) == 0)
 		return 0;
 	if (errno == EBUSY && !cg->moved && cg_alone(pfd)) {
 		/* Alone in a cgroup with processes: move into a leaf of our own,

@@ -104,8 +104,10 @@ for mode in auto v1; do
 	if [ "$mode" = v1 ] && ! "$PROCTORD" --check --cgroup v1 | grep -Eq $'^cpu +cgroup1'; then
 		skip "[v1] auto-reaped children's CPU" "no v1 cpuacct hierarchy here"
 	else
-		check_range "[$mode] the CPU of 4 auto-reaped children of 250 ms is counted (950..1100 ms)" \
-			950000 1100000 "${ANS_CPU:-0}"
+		# At least their 1 s; over it by their forks, exits and the
+		# parent's start (much more under emulation, as in tests/vm).
+		check_range "[$mode] the CPU of 4 auto-reaped children of 250 ms is counted (0.95..2 s)" \
+			950000 2000000 "${ANS_CPU:-0}"
 	fi
 	wait0 "$sb"
 done
@@ -125,7 +127,8 @@ wait0 "$sb"
 cpu=$(get "$T/spin.json" cpu_us)
 wall=$(get "$T/spin.json" wall_us)
 diag "spinners: cpu $cpu µs over wall $wall µs on $ncpu CPUs"
-check_range "the reported CPU reaches the limit (1000..1050 ms)" 1000000 1050000 "${cpu:-0}"
+check_range "the reported CPU reaches the limit (1000..1100 ms; the overshoot is the benchmark's)" \
+	1000000 1100000 "${cpu:-0}"
 # The ratio is shown, not asserted: on a shared machine other work takes CPUs
 # (a timing target belongs in the benchmark). The sum itself is proved by
 # the limit firing at 1 s, and by the orphans above.
