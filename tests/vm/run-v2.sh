@@ -7,9 +7,12 @@
 #   tests/vm/run-v2.sh BUILD_DIR [SUITE...]
 #
 # SUITE is a name: tests/vm/NAME.sh or else tests/blackbox/NAME.sh. Without
-# one, the suites in default_suites below are run. Exit status: 0 when every
-# suite passed, 1 when one failed or the VM did not report, 2 on a usage
-# error, 77 when the VM cannot be run here (the reason is printed).
+# one, the suites in default_suites below are run. Each runs with bash, as
+# root, in the cgroup /test.slice/NAME, with PROCTORD, PROCTOR and PROGS set
+# (as by tests/blackbox/meson.build, but without BLACKBOX_TAP: the exit
+# status counts) and PROCTOR_TEST_SCOPE (see tests/vm/init). Exit status: 0
+# when every suite passed, 1 when one failed or the VM did not report, 2 on
+# a usage error, 77 when the VM cannot be run here (the reason is printed).
 #
 # Environment:
 #   PROCTOR_VM_KERNEL   a bzImage to boot instead of Debian's cloud kernel
@@ -49,7 +52,7 @@ die() {
 [ $# -ge 1 ] || usage
 case $1 in
   -h | --help)
-    sed -n '3,20s/^# \{0,1\}//p' "$0"
+    sed -n '3,23s/^# \{0,1\}//p' "$0"
     exit 0
     ;;
   -*) usage ;;
@@ -276,13 +279,17 @@ EOF
 
 # parse_results FILE NONCE SUITE...: print each suite's TAP with a verdict;
 # exit 0 when every suite ran to its end, with status 0, a plan and as many
-# results as planned, none of them "not ok" (TODO aside) and no "Bail out!".
+# results as planned, none of them "not ok" (TODO aside), no "Bail out!",
+# and not all of them skipped: the VM is there so that they run.
 parse_results() {
   local file=$1 nonce=$2
   shift 2
   tr -d '\r' <"$file" | awk -v m="@@proctor-vm:$nonce" -v want="$*" '
     function verdict(name, why) {
-      if (why == "") { pass++; printf "== %s: PASS (%d tests, %s s)\n", name, n, secs }
+      if (why == "") {
+        pass++
+        printf "== %s: PASS (%d tests%s, %s s)\n", name, n, skip ? ", " skip " skipped" : "", secs
+      }
       else { fail++; printf "== %s: FAIL (%s)\n", name, why }
     }
     function close_suite(why) {
@@ -293,6 +300,8 @@ parse_results() {
         else if (n != plan) why = "planned " plan ", ran " n
         else if (bad) why = bad " not ok"
         else if (bail) why = "bailed out"
+        else if (n == 0) why = "no test ran"
+        else if (skip == n) why = "every test skipped"
       }
       verdict(cur, why)
       cur = ""
@@ -302,7 +311,7 @@ parse_results() {
       if (f[1] == "info") { print "# vm: " substr($0, length(m) + 7); next }
       if (f[1] == "begin") {
         close_suite("did not end")
-        cur = f[2]; seen[cur] = 1; n = 0; plan = ""; bad = 0; bail = 0
+        cur = f[2]; seen[cur] = 1; n = 0; plan = ""; bad = 0; bail = 0; skip = 0
         printf "== %s\n", cur
         next
       }
@@ -311,7 +320,7 @@ parse_results() {
     }
     cur == "" { print "# vm: " $0; next }
     { print }
-    /^ok( |$)/ { n++ }
+    /^ok( |$)/ { n++; if ($0 ~ /# *[Ss][Kk][Ii][Pp]/) skip++ }
     /^not ok( |$)/ { n++; if ($0 !~ /# *TODO/) bad++ }
     /^1\.\.[0-9]+/ { plan = substr($1, 4) + 0 }
     /^Bail out!/ { bail = 1 }
