@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
 # Build proctor from a fresh checkout and either show the protocol on real
-# programs (demo) or run the whole test suite, plain and sanitized (test).
+# programs (demo) or run the whole test suite, plain, sanitized and on pure
+# cgroup v2 in a VM (test).
 #
 #   sh contrib/quickstart.sh demo
 #   sh contrib/quickstart.sh test
@@ -189,7 +190,62 @@ do_test() {
     echo "build-asan: the sanitizer build failed"
     failed=$((failed + 1))
   fi
+  vm_test
   summary
+}
+
+# ---------------------------------------------------------------------------
+# test: the cgroup v2 suites in a VM
+#
+# This machine may have cgroup v1 or a hybrid, so tests/vm/run-v2.sh boots a
+# Debian kernel in qemu with cgroup v1 disabled and runs the suites there. It
+# needs qemu, busybox-static and cpio, installed here, and fetches the kernel
+# itself. One result in the totals: passed, failed, or skipped with a reason.
+
+vm_test() {
+  say "cgroup v2 suites in a VM (tests/vm/run-v2.sh build)"
+  vm_t0=$(date +%s)
+  vm_missing=
+  command -v qemu-system-x86_64 >/dev/null 2>&1 || vm_missing="$vm_missing qemu-system-x86"
+  [ -x /bin/busybox ] || vm_missing="$vm_missing busybox-static"
+  command -v cpio >/dev/null 2>&1 || vm_missing="$vm_missing cpio"
+  if [ -n "$vm_missing" ]; then
+    vm_sudo=
+    [ "$(id -u)" -eq 0 ] || vm_sudo=sudo
+    if ! command -v apt-get >/dev/null 2>&1 ||
+      { [ -n "$vm_sudo" ] && ! command -v sudo >/dev/null 2>&1; }; then
+      echo "vm: skipped: missing$vm_missing, and no apt-get or sudo to install them"
+      skipped=$((skipped + 1))
+      return
+    fi
+    echo "vm: installing$vm_missing"
+    # Update the package lists first only when they do not know a package
+    # (install_deps has usually just updated them), and again if they were
+    # stale.
+    vm_known=yes
+    for p in $vm_missing; do
+      apt-cache show "$p" >/dev/null 2>&1 || vm_known=
+    done
+    if [ -z "$vm_known" ]; then
+      $vm_sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null || :
+    fi
+    # shellcheck disable=SC2086 # $vm_missing is a list of words
+    if ! $vm_sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $vm_missing >/dev/null &&
+      ! { $vm_sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null &&
+        $vm_sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $vm_missing >/dev/null; }; then
+      echo "vm: installing$vm_missing failed"
+      failed=$((failed + 1))
+      return
+    fi
+  fi
+  vm_rc=0
+  bash tests/vm/run-v2.sh build || vm_rc=$?
+  echo "vm: the VM step took $(($(date +%s) - vm_t0)) s"
+  case $vm_rc in
+    0) passed=$((passed + 1)) ;;
+    77) skipped=$((skipped + 1)) ;; # run-v2.sh said why
+    *) failed=$((failed + 1)) ;;
+  esac
 }
 
 # ---------------------------------------------------------------------------

@@ -1,0 +1,379 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Run black-box suites on a pure cgroup v2 machine: a Debian kernel booted in
+# qemu with cgroup v1 disabled, an initramfs holding proctord, the test
+# programs, the suites and the host tools they use; prints each suite's TAP.
+#
+#   tests/vm/run-v2.sh BUILD_DIR [SUITE...]
+#
+# SUITE is a name: tests/vm/NAME.sh or else tests/blackbox/NAME.sh. Without
+# one, the suites in default_suites below are run. Each runs with bash, as
+# root, in the cgroup /test.slice/NAME, with PROCTORD, PROCTOR and PROGS set
+# (as by tests/blackbox/meson.build, but without BLACKBOX_TAP: the exit
+# status counts) and PROCTOR_TEST_SCOPE (see tests/vm/init). Exit status: 0
+# when every suite passed, 1 when one failed or the VM did not report, 2 on
+# a usage error, 77 when the VM cannot be run here (the reason is printed).
+#
+# Environment:
+#   PROCTOR_VM_KERNEL   a bzImage to boot instead of Debian's cloud kernel
+#   PROCTOR_VM_CACHE    where the kernel is kept between runs
+#                       (default: ${XDG_CACHE_HOME:-~/.cache}/proctor-vm)
+#   PROCTOR_VM_TIMEOUT  seconds before the VM is killed (default 240)
+#   PROCTOR_VM_SUITE_TIMEOUT  seconds for one suite (default 120)
+set -euo pipefail
+
+# Under TCG the VM is several times slower than the host: suites that time
+# things to the millisecond (limits, sections, terminate, protocol, client)
+# fail there, and tree's 500 ms wall-time case races on a loaded machine.
+default_suites=(v2-facts shell memory)
+
+# Host commands copied into the VM with their libraries, so that the suites
+# meet the same tools as on the host; busybox provides whatever else they call.
+vm_tools=(bash sh grep sed awk find xargs getconf flock setpriv script setsid prlimit
+  timeout env nice cat cp mv rm ln ls mkdir rmdir mkfifo mktemp touch chmod stat
+  readlink realpath dirname basename head tail cut tr sort uniq wc seq sleep date
+  id nproc printf echo test true false tee dd od stty)
+
+usage() {
+  echo "usage: tests/vm/run-v2.sh BUILD_DIR [SUITE...]" >&2
+  exit 2
+}
+
+say() { printf '%s\n' "vm: $*" >&2; }
+cannot_run() {
+  say "skipped: $*"
+  exit 77
+}
+die() {
+  say "$*"
+  exit 1
+}
+
+[ $# -ge 1 ] || usage
+case $1 in
+  -h | --help)
+    sed -n '3,23s/^# \{0,1\}//p' "$0"
+    exit 0
+    ;;
+  -*) usage ;;
+esac
+
+src=$(cd -- "$(dirname -- "$0")/../.." && pwd)
+build=$(realpath -e -- "$1" 2>/dev/null) || {
+  echo "vm: no build directory at $1" >&2
+  exit 2
+}
+shift
+for f in src/proctord src/proctor tests/progs/hold; do
+  if [ ! -x "$build/$f" ]; then
+    echo "vm: $build/$f is missing: build first (meson compile -C $build)" >&2
+    exit 2
+  fi
+done
+
+suites=("$@")
+[ ${#suites[@]} -gt 0 ] || suites=("${default_suites[@]}")
+declare -A suite_path=()
+for s in "${suites[@]}"; do
+  if [[ ! $s =~ ^[A-Za-z0-9_-]+$ ]]; then
+    echo "vm: bad suite name \"$s\": give the name of a tests/vm or tests/blackbox script, without .sh" >&2
+    exit 2
+  elif [ -n "${suite_path[$s]:-}" ]; then
+    echo "vm: suite $s is named twice" >&2
+    exit 2
+  elif [ -f "$src/tests/vm/$s.sh" ]; then
+    suite_path[$s]=/proctor/tests/vm/$s.sh
+  elif [ -f "$src/tests/blackbox/$s.sh" ]; then
+    suite_path[$s]=/proctor/tests/blackbox/$s.sh
+  else
+    echo "vm: no suite $s (tests/vm/$s.sh, tests/blackbox/$s.sh)" >&2
+    exit 2
+  fi
+done
+
+[ "$(uname -m)" = x86_64 ] || cannot_run "the VM is x86_64 and this machine is $(uname -m)"
+command -v qemu-system-x86_64 >/dev/null || cannot_run "no qemu-system-x86_64 (Debian: apt-get install --no-install-recommends qemu-system-x86)"
+[ -x /bin/busybox ] || cannot_run "no /bin/busybox (Debian: apt-get install busybox-static)"
+command -v cpio >/dev/null || cannot_run "no cpio (Debian: apt-get install cpio)"
+command -v ldd >/dev/null || cannot_run "no ldd to find the libraries of the programs"
+
+vmdir=$build/vm
+mkdir -p "$vmdir"
+
+# ---------------------------------------------------------------------------
+# The kernel: Debian's cloud kernel (small, boots in seconds), fetched once.
+
+kernel_cache=${PROCTOR_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/proctor-vm}
+
+# kernel_package: set pkg and ver to the package that holds the kernel, and
+# kernel to its place in the cache. The meta-package depends on the current
+# ABI's package.
+kernel_package() {
+  local meta
+  pkg=''
+  for meta in linux-image-cloud-amd64 linux-image-amd64; do
+    pkg=$(apt-cache depends "$meta" 2>/dev/null |
+      awk '$1 == "Depends:" && $2 ~ /^linux-image-/ { print $2; exit }')
+    [ -z "$pkg" ] || break
+  done
+  [ -n "$pkg" ] || die "apt-cache knows no linux-image-cloud-amd64 or linux-image-amd64 (apt-get update?)"
+  ver=$(apt-cache show --no-all-versions "$pkg" | sed -n 's/^Version: //p' | head -n 1)
+  kernel=$kernel_cache/vmlinuz-$pkg-${ver//:/_}
+}
+
+# kernel_download DIR: the package's .deb into DIR.
+kernel_download() {
+  # apt drops to the _apt user to download, who cannot write to a private
+  # directory; as root, download as root instead of warning about it.
+  local opts=()
+  [ "$(id -u)" -ne 0 ] || opts=(-o APT::Sandbox::User=root)
+  (cd "$1" && apt-get download "${opts[@]}" "$pkg=$ver" >&2)
+}
+
+fetch_kernel() {
+  local tmp
+  if [ -n "${PROCTOR_VM_KERNEL:-}" ]; then
+    [ -f "$PROCTOR_VM_KERNEL" ] || die "PROCTOR_VM_KERNEL=$PROCTOR_VM_KERNEL is not a file"
+    kernel=$PROCTOR_VM_KERNEL
+    return
+  fi
+  if ! command -v apt-get >/dev/null || ! command -v dpkg-deb >/dev/null; then
+    cannot_run "no apt-get to fetch a kernel: set PROCTOR_VM_KERNEL to a bzImage"
+  fi
+  kernel_package
+  [ -s "$kernel" ] && return
+  mkdir -p "$kernel_cache"
+  tmp=$(mktemp -d "$kernel_cache/fetch.XXXXXX")
+  say "fetching $pkg $ver into $kernel_cache"
+  # Stale package lists name a version the archive no longer has.
+  if ! kernel_download "$tmp" &&
+    ! { [ "$(id -u)" -eq 0 ] && say "updating the package lists and trying again" &&
+      apt-get update -q >&2 && kernel_package && kernel_download "$tmp"; }; then
+    rm -rf "$tmp"
+    die "apt-get download $pkg=$ver failed"
+  fi
+  if ! dpkg-deb --fsys-tarfile "$tmp"/*.deb | tar -x -C "$tmp" --wildcards './boot/vmlinuz-*'; then
+    rm -rf "$tmp"
+    die "no kernel in $pkg's package"
+  fi
+  # Keep only this kernel: the cache holds one at a time.
+  rm -f "$kernel_cache"/vmlinuz-*
+  mv "$tmp"/boot/vmlinuz-* "$kernel"
+  rm -rf "$tmp"
+}
+
+# ---------------------------------------------------------------------------
+# The initramfs: busybox, the host tools with their libraries at their host
+# paths (so the dynamic loader finds them), the build's programs and the suites.
+
+root=$vmdir/root
+declare -A want=() realdir=()
+exes=()
+
+# add_file FILE [DIR]: put FILE (following links) into DIR of the image, by
+# default FILE's own directory with its links resolved. Forks are slow on a
+# loaded machine, so nothing is copied yet: copy_files does it per directory.
+add_file() {
+  local dir=${1%/*} name=${1##*/}
+  if [ $# -ge 2 ]; then
+    dir=$2
+  else
+    [ -n "${realdir[$dir]:-}" ] || realdir[$dir]=$(realpath -e -- "$dir")
+    dir=${realdir[$dir]}
+  fi
+  [ -n "${want[$dir/$name]:-}" ] || want[$dir/$name]=$1
+}
+
+# add_exe FILE [DIR]: a program; copy_files adds every shared library it
+# needs, the dynamic loader included.
+add_exe() {
+  add_file "$@"
+  exes+=("$1")
+}
+
+copy_files() {
+  local lib libs dest dir
+  local -A bydir=()
+  # One ldd for all: it prints "FILE:" before each one's libraries.
+  libs=$(ldd "${exes[@]}" 2>/dev/null | awk '
+    $2 == "=>" && $3 ~ /^\// { print $3; next }
+    $2 == "=>" && $3 == "not" { print "missing:" $1; next }
+    $1 ~ /^\// && $1 !~ /:$/ { print $1 }' | sort -u) || true
+  [ -n "$libs" ] || die "ldd found no library for the programs of the image"
+  for lib in $libs; do
+    case $lib in
+      missing:*) die "ldd cannot find ${lib#missing:}, which a program of the image needs" ;;
+    esac
+    add_file "$lib"
+  done
+  for dest in "${!want[@]}"; do
+    dir=${dest%/*}
+    bydir[$dir]+=${want[$dest]}$'\n'
+  done
+  for dir in "${!bydir[@]}"; do
+    mkdir -p "$root$dir"
+    mapfile -t srcs < <(printf %s "${bydir[$dir]}")
+    cp -L -- "${srcs[@]}" "$root$dir/"
+  done
+}
+
+build_initramfs() {
+  local d t f
+  rm -rf "$root"
+  mkdir -p "$root"/{proc,sys,dev,tmp,run,root,etc,usr/bin}
+  # A merged /usr shows as links at the top; the image has the same ones.
+  for d in bin sbin lib lib32 lib64 libx32; do
+    if [ -L "/$d" ]; then
+      t=$(readlink "/$d")
+      ln -s "$t" "$root/$d"
+      case $t in
+        /*) mkdir -p "$root$t" ;;
+        *) mkdir -p "$root/$t" ;;
+      esac
+    elif [ "$d" = bin ] || [ "$d" = sbin ]; then
+      mkdir -p "$root/$d"
+    fi
+  done
+
+  add_exe /bin/busybox
+  for t in "${vm_tools[@]}"; do
+    f=$(type -P "$t") || die "no $t on this machine: the suites need it"
+    add_exe "$f"
+  done
+  printf '%s\n' 'root:x:0:0:root:/root:/bin/bash' 'nobody:x:65534:65534:nobody:/nonexistent:/bin/false' \
+    >"$root/etc/passwd"
+  printf '%s\n' 'root:x:0:' 'nogroup:x:65534:' >"$root/etc/group"
+
+  add_exe "$build/src/proctord" /proctor/build/src
+  add_exe "$build/src/proctor" /proctor/build/src
+  for f in "$build"/tests/progs/*; do
+    if [ -f "$f" ] && [ -x "$f" ]; then
+      add_exe "$f" /proctor/build/tests/progs
+    fi
+  done
+  copy_files
+  # Busybox for everything else (mount, poweroff, ps...), last on the PATH.
+  mkdir "$root/busybox"
+  /bin/busybox --install -s "$root/busybox"
+  mkdir -p "$root/proctor/tests/blackbox" "$root/proctor/tests/vm"
+  cp "$src"/tests/blackbox/*.sh "$root/proctor/tests/blackbox/"
+  cp "$src"/tests/vm/*.sh "$root/proctor/tests/vm/"
+  cp "$src/tests/vm/init" "$root/init"
+  chmod 0755 "$root/init"
+
+  for s in "${suites[@]}"; do
+    echo "$s ${suite_path[$s]}"
+  done >"$root/proctor/suites"
+  cat >"$root/proctor/env" <<EOF
+PROCTORD=/proctor/build/src/proctord
+PROCTOR=/proctor/build/src/proctor
+PROGS=/proctor/build/tests/progs
+EOF
+
+  (cd "$root" && find . -print0 | LC_ALL=C sort -z |
+    cpio --null -o -H newc -R 0:0 --quiet) >"$vmdir/initramfs.cpio"
+}
+
+# ---------------------------------------------------------------------------
+# The run
+
+# parse_results FILE NONCE SUITE...: print each suite's TAP with a verdict;
+# exit 0 when every suite ran to its end, with status 0, a plan and as many
+# results as planned, none of them "not ok" (TODO aside), no "Bail out!",
+# and not all of them skipped: the VM is there so that they run.
+parse_results() {
+  local file=$1 nonce=$2
+  shift 2
+  tr -d '\r' <"$file" | awk -v m="@@proctor-vm:$nonce" -v want="$*" '
+    function verdict(name, why) {
+      if (why == "") {
+        pass++
+        printf "== %s: PASS (%d tests%s, %s s)\n", name, n, skip ? ", " skip " skipped" : "", secs
+      }
+      else { fail++; printf "== %s: FAIL (%s)\n", name, why }
+    }
+    function close_suite(why) {
+      if (cur == "") return
+      if (why == "") {
+        if (rc != 0) why = "exit status " rc
+        else if (plan == "") why = "no plan"
+        else if (n != plan) why = "planned " plan ", ran " n
+        else if (bad) why = bad " not ok"
+        else if (bail) why = "bailed out"
+        else if (n == 0) why = "no test ran"
+        else if (skip == n) why = "every test skipped"
+      }
+      verdict(cur, why)
+      cur = ""
+    }
+    index($0, m " ") == 1 {
+      split(substr($0, length(m) + 2), f, " ")
+      if (f[1] == "info") { print "# vm: " substr($0, length(m) + 7); next }
+      if (f[1] == "begin") {
+        close_suite("did not end")
+        cur = f[2]; seen[cur] = 1; n = 0; plan = ""; bad = 0; bail = 0; skip = 0
+        printf "== %s\n", cur
+        next
+      }
+      if (f[1] == "end" && f[2] == cur) { rc = f[3]; secs = f[4]; close_suite(""); next }
+      if (f[1] == "done") { done = 1; next }
+    }
+    cur == "" { print "# vm: " $0; next }
+    { print }
+    /^ok( |$)/ { n++; if ($0 ~ /# *[Ss][Kk][Ii][Pp]/) skip++ }
+    /^not ok( |$)/ { n++; if ($0 !~ /# *TODO/) bad++ }
+    /^1\.\.[0-9]+/ { plan = substr($1, 4) + 0 }
+    /^Bail out!/ { bail = 1 }
+    END {
+      close_suite("did not end: the VM stopped")
+      k = split(want, w, " ")
+      for (i = 1; i <= k; i++)
+        if (!(w[i] in seen)) verdict(w[i], "not run")
+      printf "vm: %d suites passed, %d failed\n", pass, fail
+      if (!done) print "vm: the VM did not report the end of the run"
+      exit (fail > 0 || !done)
+    }'
+}
+
+fetch_kernel
+t0=$(date +%s)
+build_initramfs
+t_img=$(($(date +%s) - t0))
+
+if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
+  accel=(-accel kvm -cpu host)
+  accel_name=KVM
+else
+  accel=(-accel tcg -cpu max)
+  accel_name="TCG (no /dev/kvm)"
+fi
+vm_timeout=${PROCTOR_VM_TIMEOUT:-240}
+suite_timeout=${PROCTOR_VM_SUITE_TIMEOUT:-120}
+nonce=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
+rm -f "$vmdir/console.log" "$vmdir/results.log" "$vmdir/qemu.log"
+
+say "booting $(basename -- "$kernel") under $accel_name; initramfs $(($(stat -c %s "$vmdir/initramfs.cpio") >> 20)) MiB built in ${t_img}s; suites: ${suites[*]}"
+t0=$(date +%s)
+qrc=0
+timeout -k 5 "$vm_timeout" qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot \
+  "${accel[@]}" -m 1024 -smp 2 \
+  -kernel "$kernel" -initrd "$vmdir/initramfs.cpio" \
+  -append "console=ttyS0 cgroup_no_v1=all panic=-1 quiet proctor.nonce=$nonce proctor.suite_timeout=$suite_timeout" \
+  -serial "file:$vmdir/console.log" -serial "file:$vmdir/results.log" \
+  </dev/null >"$vmdir/qemu.log" 2>&1 || qrc=$?
+elapsed=$(($(date +%s) - t0))
+case $qrc in
+  0) say "the VM ran for ${elapsed}s" ;;
+  124 | 137) say "the VM did not power off within ${vm_timeout}s: killed" ;;
+  *) say "qemu exited $qrc after ${elapsed}s: $(tail -n 3 "$vmdir/qemu.log" | tr '\n' ' ')" ;;
+esac
+
+prc=0
+[ -f "$vmdir/results.log" ] || : >"$vmdir/results.log"
+parse_results "$vmdir/results.log" "$nonce" "${suites[@]}" || prc=$?
+if [ "$prc" -ne 0 ] || [ "$qrc" -ne 0 ]; then
+  grep -m 1 'Kernel panic' "$vmdir/console.log" 2>/dev/null | tr -d '\r' | sed 's/^/# vm: /' || :
+  echo "# vm: the last lines of the console ($vmdir/console.log):"
+  tail -n 30 "$vmdir/console.log" 2>/dev/null | tr -d '\r' | sed 's/^/#   /'
+  exit 1
+fi
