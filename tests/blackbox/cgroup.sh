@@ -52,6 +52,9 @@ check_re "--check names the cgroup that counts CPU" $'\ncpu +cgroup[12] (cpu.sta
 check_re "--check names what kills the tree" $'\ntree kill +cgroup[12] (cgroup.kill|cgroup.freeze|freezer)' "$check_out"
 
 get() { "$PROGS/jsonget" "$1" "$2" 2>/dev/null; }
+# none_tagged: no process of this script's sandboxes (proctord itself
+# included, which may still be exiting after its last answer) is left.
+none_tagged() { [ -z "$(tagged_pids)" ]; }
 # cg_path TEXT: the cgroup path a report source names, in parentheses.
 cg_path() { sed -n 's/.*(\(\/[^)]*\)).*/\1/p' <<<"$1"; }
 # main_of DIR: the sandboxed program's pid (proctord's child).
@@ -79,7 +82,7 @@ if [ "$have_pids" = 1 ]; then
 	check_eq "the bomb ends at the wall-time limit" "killed wall-time" "$ANS_HEAD" || ans_diag
 	wait0 "$sb"
 	check "...and proctord ends normally" wait_for "$T_OP" gone "$sb"
-	check "no process of the bomb is left" test -z "$(tagged_pids)"
+	check "no process of the bomb is left" wait_for "$T_OP" none_tagged
 	peak=$(get "$T/bomb.json" pids_peak)
 	if [ "$peak" = null ] || [ -z "$peak" ]; then
 		skip "pids_peak is at most 64" "this kernel has no pids.peak"
@@ -133,7 +136,7 @@ check_range "the reported CPU reaches the limit (1000..1100 ms; the overshoot is
 # (a timing target belongs in the benchmark). The sum itself is proved by
 # the limit firing at 1 s, and by the orphans above.
 diag "spinners: CPU / wall = $(( ${cpu:-0} * 100 / (${wall:-1} > 0 ? ${wall:-1} : 1) ))% (about $((par * 100))% on an idle machine)"
-check "no spinner is left" test -z "$(tagged_pids)"
+check "no spinner is left" wait_for "$T_OP" none_tagged
 
 # --- memory ------------------------------------------------------------------
 if [ "$have_memory" = 1 ]; then
@@ -220,7 +223,7 @@ else
 	check_eq "...with --strict it is an error (exit 3)" 3 "$?"
 fi
 
-check "no process of this script's sandboxes is left" test -z "$(tagged_pids)"
+check "no process of this script's sandboxes is left" wait_for "$T_OP" none_tagged
 if [ -n "${PROCTOR_TEST_SCOPE:-}" ]; then
 	# The scopes made above (each proctord left its leaf in it), once empty.
 	for d in "$PROCTOR_TEST_SCOPE"/pd.$$.*; do
