@@ -16,8 +16,8 @@ struct limits {
 	uint64_t stack;         /* RLIMIT_STACK */
 	uint64_t output_limit;  /* bytes of stdout + stderr, counted by proctord */
 	uint64_t grace_us;      /* grace period of a terminating wait */
-	/* Tree limits that need cgroups (not enforced by this version: a
-	 * warning, or an error with --strict). */
+	/* Tree limits that need a cgroup (without one: a warning, or an
+	 * error with --strict). */
 	uint64_t memory_max;    /* bytes */
 	uint64_t memory_high;   /* bytes */
 	uint64_t pids;          /* processes */
