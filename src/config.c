@@ -153,7 +153,7 @@ const char *config_set(struct config *c, const struct config_key *k, const char 
 		       const struct config_source *src)
 {
 	const char *err = NULL;
-	uint64_t v;
+	uint64_t v = 0;
 
 	switch (k->type) {
 	case CONFIG_DURATION:
@@ -430,8 +430,6 @@ static void config_list_keys(char *buf, size_t len)
 static int config_check_entries(const struct ini_state *st, const char *file, char *err,
 				size_t errlen)
 {
-	const char *prev = NULL;
-
 	for (size_t i = 0; i < st->n; i++) {
 		const struct ini_entry *e = &st->v[i];
 		const struct config_key *k;
@@ -439,7 +437,7 @@ static int config_check_entries(const struct ini_state *st, const char *file, ch
 		const char *why;
 
 		/* A section that comes back after another one was split. */
-		if (prev && strcmp(prev, e->section) != 0) {
+		if (i > 0 && strcmp(st->v[i - 1].section, e->section) != 0) {
 			for (size_t j = 0; j < i; j++) {
 				if (strcmp(st->v[j].section, e->section) == 0) {
 					snprintf(err, errlen,
@@ -450,7 +448,6 @@ static int config_check_entries(const struct ini_state *st, const char *file, ch
 				}
 			}
 		}
-		prev = e->section;
 		if (strcmp(e->key, "inherit") == 0) {
 			if (!e->section[0]) {
 				snprintf(err, errlen,

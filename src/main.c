@@ -26,8 +26,6 @@
 #include "util.h"
 #include "version.h"
 
-extern char **environ;
-
 struct options {
 	struct config cfg;
 	const char *config_file;
@@ -126,8 +124,11 @@ static void parse_options(int argc, char **argv, struct options *o)
 	config_init(&o->cfg);
 	/* Every configuration key is an option: memory_max is --memory-max. */
 	for (const struct config_key *k = config_keys; k->name; k++, n++) {
-		for (size_t i = 0; k->name[i] && i < sizeof names[n] - 1; i++)
-			names[n][i] = k->name[i] == '_' ? '-' : k->name[i];
+		for (size_t i = 0; i < sizeof names[n] - 1 && k->name[i]; i++) {
+			names[n][i] = k->name[i];
+			if (names[n][i] == '_')
+				names[n][i] = '-';
+		}
 		long_options[n] = (struct option){names[n],
 						  k->type == CONFIG_BOOL ? no_argument
 									 : required_argument,

@@ -26,8 +26,6 @@ struct spawn_msg {
 	char what[200];
 };
 
-extern char **environ;
-
 static void spawn_report(int fd, enum spawn_stage stage, int err, const char *what)
 {
 	struct spawn_msg msg;
@@ -37,7 +35,7 @@ static void spawn_report(int fd, enum spawn_stage stage, int err, const char *wh
 	msg.stage = (int)stage;
 	msg.err = err;
 	if (what) {
-		while (what[n] && n < sizeof msg.what - 1) {
+		while (n < sizeof msg.what - 1 && what[n]) {
 			msg.what[n] = what[n];
 			n++;
 		}
