@@ -9,7 +9,7 @@
 # The checks and why some are off: .clang-tidy (clang-tidy) and
 # tests/cppcheck.supp (cppcheck). Prints one "ok"/"not ok" line per tool.
 set -u
-cd -- "$(dirname -- "$0")/.."
+cd -- "$(dirname -- "$0")/.." || exit 2
 build=${1:-build}
 if [ ! -f "$build/compile_commands.json" ]; then
   echo "lint: no $build/compile_commands.json (meson setup $build first)" >&2

@@ -16,7 +16,7 @@
 static int replay_file(const char *path, size_t *count)
 {
 	FILE *f = fopen(path, "rb");
-	uint8_t *buf = NULL;
+	uint8_t *buf = NULL, *exact;
 	size_t len = 0, cap = 0, n;
 
 	if (!f) {
@@ -25,9 +25,12 @@ static int replay_file(const char *path, size_t *count)
 	}
 	do {
 		if (len == cap) {
+			uint8_t *more;
+
 			cap = cap ? cap * 2 : 4096;
-			buf = realloc(buf, cap);
-			FUZZ_CHECK(buf);
+			more = realloc(buf, cap);
+			FUZZ_CHECK(more);
+			buf = more;
 		}
 		n = fread(buf + len, 1, cap - len, f);
 		len += n;
@@ -40,19 +43,17 @@ static int replay_file(const char *path, size_t *count)
 	}
 	fclose(f);
 	/* A copy of exactly len bytes, so that ASan sees a read past the input. */
-	{
-		uint8_t *exact = malloc(len ? len : 1);
-
-		FUZZ_CHECK(exact);
-		memcpy(exact, buf, len);
-		free(buf);
-		LLVMFuzzerTestOneInput(exact, len);
-		free(exact);
-	}
+	exact = malloc(len ? len : 1);
+	FUZZ_CHECK(exact);
+	memcpy(exact, buf, len);
+	free(buf);
+	LLVMFuzzerTestOneInput(exact, len);
+	free(exact);
 	(*count)++;
 	return 0;
 }
 
+/* A file, or a directory of files (one level: a corpus is flat). */
 static int replay_path(const char *path, size_t *count)
 {
 	struct dirent **list;
@@ -76,7 +77,7 @@ static int replay_path(const char *path, size_t *count)
 		if (list[i]->d_name[0] != '.' &&
 		    (size_t)snprintf(sub, sizeof sub, "%s/%s", path, list[i]->d_name) <
 			sizeof sub &&
-		    replay_path(sub, count) < 0)
+		    stat(sub, &st) == 0 && S_ISREG(st.st_mode) && replay_file(sub, count) < 0)
 			rc = -1;
 		free(list[i]);
 	}
