@@ -217,13 +217,14 @@ do_test() {
 # result per tool.
 test_lint() {
   say "static analysis: cppcheck and clang-tidy (tests/lint.sh)"
+  t0=$(date +%s)
   lint_out=$(sh tests/lint.sh build 2>&1) || true
   printf '%s\n' "$lint_out"
   p=$(printf '%s\n' "$lint_out" | grep -c '^ok - ') || p=0
   f=$(printf '%s\n' "$lint_out" | grep -c '^not ok - ') || f=0
   # A lint.sh that could not run at all counts as one failure.
   [ $((p + f)) -gt 0 ] || f=1
-  echo "lint: $p passed, $f failed, 0 skipped"
+  echo "lint: $p passed, $f failed, 0 skipped ($(($(date +%s) - t0)) s)"
   passed=$((passed + p))
   failed=$((failed + f))
 }
@@ -232,6 +233,7 @@ test_lint() {
 # build-fuzz/, each run for FUZZ_SECONDS (20) seconds.
 test_fuzz() {
   say "fuzzing: each libFuzzer target for ${FUZZ_SECONDS:-20} s (build-fuzz/)"
+  t0=$(date +%s)
   fuzz_rc=0
   CC=clang
   export CC
@@ -245,12 +247,15 @@ test_fuzz() {
     echo "build-fuzz: the fuzz build failed"
     failed=$((failed + 1))
   fi
+  echo "fuzzing took $(($(date +%s) - t0)) s"
 }
 
 # test_valgrind: the black-box tests again, every proctord under memcheck.
 test_valgrind() {
   say "black-box tests with proctord under valgrind (meson test --setup valgrind)"
+  t0=$(date +%s)
   run_tests build valgrind
+  echo "valgrind took $(($(date +%s) - t0)) s"
 }
 
 # ---------------------------------------------------------------------------
