@@ -40,7 +40,7 @@ if vg_on; then
 		echo "Bail out! PROCTORD_VALGRIND=1 but there is no valgrind"
 		exit 1
 	fi
-	# Everything is slower under memcheck: start-up alone takes ~0.5 s.
+	# Everything is slower under memcheck: start-up alone takes about a second.
 	T_OP=$((T_OP * 3))
 	PROCTORD_REAL=$PROCTORD
 	mkdir "$T/vg"
@@ -90,9 +90,10 @@ diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
 
 # native WHY CHECK DESCRIPTION ARGS...: run the check, except under valgrind,
 # where it is reported skipped. Two kinds of check cannot hold there: timings
-# ("timing": memcheck slows proctord twenty-fold) and the rlimits proctord's
-# child sets between fork and execve ("rlimits": the child still runs under
-# valgrind then, which emulates RLIMIT_NOFILE and RLIMIT_STACK for itself).
+# ("timing": under memcheck proctord needs about a second just to start) and
+# the rlimits proctord's child sets between fork and execve ("rlimits": the
+# child still runs under valgrind then, which emulates RLIMIT_NOFILE and
+# RLIMIT_STACK for itself).
 native() {
 	local why=$1
 	shift
