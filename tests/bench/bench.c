@@ -141,7 +141,8 @@ static struct samples plot_shell_bare = {.label = "bare FIFO echo server, shell"
 static struct samples plot_shell_pdl = {.label = "proctord, shell"};
 static char plot_density_label[64];
 static struct samples plot_density = {.label = plot_density_label};
-static struct samples plot_echo_paced = {.label = "bare FIFO echo server at the density's pace"};
+static struct samples plot_echo_paced = {.label =
+					     "bare FIFO echo server, same pace as the density run"};
 
 static void bench_alarm_cb(int sig)
 {
@@ -1929,7 +1930,7 @@ static void table_print(const struct bench_opts *o, const char *machine)
 	printf("\nproctor benchmark: %s\n", o->proctord);
 	printf("machine: %s; load average %s at the start, %s at the end\n", machine,
 	       bench_load_start, bench_load_end);
-	printf("client and bare FIFO server at nice %d, proctord raises itself to -10; ",
+	printf("client and bare FIFO server at nice %d, proctord at -10 where it may; ",
 	       bench_niced ? -10 : bench_nice);
 	printf("daemon CPU from /proc/PID/%s; %ld waits after %ld warm-up, %ld shell waits, %ld "
 	       "starts, %ld limit runs, %ld s idle, %ld sandboxes for %ld s\n\n",
@@ -2076,8 +2077,14 @@ static void plot_write(const struct bench_opts *o, const char *machine)
 				(double)(idx + 1) / (double)set->n);
 		}
 		fclose(d);
-		fprintf(f, "%s'%s' using 1:2 with lines lw 2 title '%s (%zu)'", drawn ? ", " : "",
-			data, set->label, set->n);
+		fprintf(f, "%s'%s' using 1:2 with lines lw 2 title '", drawn ? ", " : "", data);
+		// In a single-quoted gnuplot string, a quote is written twice.
+		for (const char *c = set->label; *c; c++)
+			if (*c == '\'')
+				fputs("''", f);
+			else
+				fputc(*c, f);
+		fprintf(f, " (%zu)'", set->n);
 		drawn++;
 	}
 	fprintf(f, "\n");
