@@ -7,6 +7,10 @@
 #   sh contrib/quickstart.sh demo
 #   sh contrib/quickstart.sh test
 #
+# test also runs the static analysers (tests/lint.sh), the fuzz targets for a
+# bounded time (tests/fuzz/run.sh) and the black-box tests with proctord
+# under valgrind (meson test --setup valgrind).
+#
 # Missing build dependencies are installed with apt-get (Debian, Ubuntu).
 # shellcheck disable=SC2016 # single-quoted $ is shown or run by a child sh
 set -eu
@@ -56,12 +60,18 @@ have_dep() {
     util-linux) command -v flock >/dev/null 2>&1 ;;
     python3) command -v python3 >/dev/null 2>&1 ;;
     procps) command -v ps >/dev/null 2>&1 ;;
+    clang | clang-tidy | cppcheck | valgrind) command -v "$1" >/dev/null 2>&1 ;;
     *) pkg_installed "$1" ;;
   esac
 }
 
+# What the test mode needs beyond the build: clang and its libFuzzer runtime
+# for the fuzz targets, valgrind, and the two static analysers.
+test_deps="clang libclang-rt-14-dev valgrind cppcheck clang-tidy"
+
 install_deps() {
   deps="build-essential meson ninja-build pkg-config libev-dev libbsd-dev libinih-dev libjansson-dev libseccomp-dev libcmocka-dev scdoc python3 util-linux procps"
+  [ "$mode" != test ] || deps="$deps $test_deps"
   missing=
   for p in $deps; do
     have_dep "$p" || missing="$missing $p"
@@ -118,10 +128,11 @@ passed=0
 failed=0
 skipped=0
 
-# count_results DIR RC: add the results of the last `meson test -C DIR` to the
-# totals. testlog.json has one object per test, with a top-level "result".
+# count_results DIR RC [LOG]: add the results of the last `meson test -C DIR`
+# to the totals. LOG.json (default testlog.json; testlog-SETUP.json for
+# --setup SETUP) has one object per test, with a top-level "result".
 count_results() {
-  log=$1/meson-logs/testlog.json
+  log=$1/meson-logs/${3:-testlog}.json
   p=0 f=0 s=0
   if [ -f "$log" ]; then
     # Inside string values quotes are escaped, so only the key matches.
@@ -144,20 +155,27 @@ count_results() {
   skipped=$((skipped + s))
 }
 
-# run_tests DIR: meson test in DIR, output shown as it comes; the exit code is
-# kept in a file because a POSIX pipeline only reports its last command's.
+# run_tests DIR [SETUP]: meson test in DIR (with --setup SETUP), output shown
+# as it comes; the exit code is kept in a file because a POSIX pipeline only
+# reports its last command's.
 run_tests() {
-  rm -f "$1/meson-logs/testlog.json"
+  log=testlog
+  [ -z "${2:-}" ] || log=testlog-$2
+  rm -f "$1/meson-logs/$log.json"
   rcfile=$1/.quickstart-rc
   echo 1 >"$rcfile"
   {
     rc=0
-    meson test -C "$1" --print-errorlogs </dev/null || rc=$?
+    if [ -n "${2:-}" ]; then
+      meson test -C "$1" --setup "$2" --print-errorlogs </dev/null || rc=$?
+    else
+      meson test -C "$1" --print-errorlogs </dev/null || rc=$?
+    fi
     echo "$rc" >"$rcfile"
   } 2>&1 | cat
   rc=$(cat "$rcfile")
   rm -f "$rcfile"
-  count_results "$1" "$rc"
+  count_results "$1" "$rc" "$log"
 }
 
 summary() {
@@ -191,7 +209,55 @@ do_test() {
     failed=$((failed + 1))
   fi
   vm_test
+  test_lint
+  test_fuzz
+  test_valgrind
   summary
+}
+
+# test_lint: cppcheck and clang-tidy over the sources (tests/lint.sh), one
+# result per tool.
+test_lint() {
+  say "static analysis: cppcheck and clang-tidy (tests/lint.sh)"
+  t0=$(date +%s)
+  lint_out=$(sh tests/lint.sh build 2>&1) || true
+  printf '%s\n' "$lint_out"
+  p=$(printf '%s\n' "$lint_out" | grep -c '^ok - ') || p=0
+  f=$(printf '%s\n' "$lint_out" | grep -c '^not ok - ') || f=0
+  # A lint.sh that could not run at all counts as one failure.
+  [ $((p + f)) -gt 0 ] || f=1
+  echo "lint: $p passed, $f failed, 0 skipped ($(($(date +%s) - t0)) s)"
+  passed=$((passed + p))
+  failed=$((failed + f))
+}
+
+# test_fuzz: the libFuzzer targets, built with clang, ASan and UBSan in
+# build-fuzz/, each run for FUZZ_SECONDS (20) seconds.
+test_fuzz() {
+  say "fuzzing: each libFuzzer target for ${FUZZ_SECONDS:-20} s (build-fuzz/)"
+  t0=$(date +%s)
+  fuzz_rc=0
+  CC=clang
+  export CC
+  { setup_dir build-fuzz -Dfuzz=true -Dfuzz_seconds="${FUZZ_SECONDS:-20}" -Dtests=false \
+    -Dman=disabled -Db_sanitize=address,undefined -Db_lundef=false &&
+    meson compile -C build-fuzz; } || fuzz_rc=$?
+  unset CC
+  if [ "$fuzz_rc" -eq 0 ]; then
+    run_tests build-fuzz
+  else
+    echo "build-fuzz: the fuzz build failed"
+    failed=$((failed + 1))
+  fi
+  echo "fuzzing took $(($(date +%s) - t0)) s"
+}
+
+# test_valgrind: the black-box tests again, every proctord under memcheck.
+test_valgrind() {
+  say "black-box tests with proctord under valgrind (meson test --setup valgrind)"
+  t0=$(date +%s)
+  run_tests build valgrind
+  echo "valgrind took $(($(date +%s) - t0)) s"
 }
 
 # ---------------------------------------------------------------------------

@@ -248,10 +248,11 @@ int proctor_parse(const char *answer, size_t len, struct proctor_result *res)
 		return PROCTOR_OK;
 	}
 	for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++) {
-		size_t n = strlen(heads[i].prefix);
-		const char *arg = res->head + n;
+		size_t plen = strlen(heads[i].prefix);
+		const char *arg = res->head + plen;
+		size_t n;
 
-		if (strncmp(res->head, heads[i].prefix, n) != 0 || !*arg)
+		if (strncmp(res->head, heads[i].prefix, plen) != 0 || !*arg)
 			continue;
 		res->kind = heads[i].kind;
 		switch (res->kind) {
@@ -270,14 +271,16 @@ int proctor_parse(const char *answer, size_t len, struct proctor_result *res)
 			break;
 		}
 		case PROCTOR_SIGNALED:
-			if (strncmp(arg, "SIG", 3) != 0 || !arg[3] || strlen(arg) >= sizeof res->signal)
+			n = strlen(arg);
+			if (strncmp(arg, "SIG", 3) != 0 || !arg[3] || n >= sizeof res->signal)
 				return PROCTOR_EMALFORMED;
-			strcpy(res->signal, arg);
+			memcpy(res->signal, arg, n + 1);
 			break;
 		default:
-			if (strlen(arg) >= sizeof res->reason)
+			n = strlen(arg);
+			if (n >= sizeof res->reason)
 				return PROCTOR_EMALFORMED;
-			strcpy(res->reason, arg);
+			memcpy(res->reason, arg, n + 1);
 			break;
 		}
 		if (res->kind == PROCTOR_KILLED && strcmp(res->reason, "syscall") == 0) {

@@ -6,6 +6,7 @@
 // line accept exactly the same text.
 #include <errno.h>
 #include <ini.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +65,25 @@ const struct config_key config_keys[] = {
 	{"strict", CONFIG_BOOL, OFF(strict), NULL, NULL, 0},
 	{NULL, 0, 0, NULL, NULL, 0},
 };
+
+/* Appends to buf, which holds used characters, and returns the new length:
+ * at most len - 1, so a truncated text never moves the end past the buffer
+ * (snprintf's return value, added up unchecked, did). */
+__attribute__((format(printf, 4, 5))) static size_t config_append(char *buf, size_t len,
+								  size_t used, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (used >= len)
+		return used;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return used;
+	return (size_t)n >= len - used ? len - 1 : used + (size_t)n;
+}
 
 void config_init(struct config *c)
 {
@@ -165,7 +185,7 @@ const char *config_set(struct config *c, const struct config_key *k, const char 
 		       const struct config_source *src)
 {
 	const char *err = NULL;
-	uint64_t v;
+	uint64_t v = 0;
 
 	switch (k->type) {
 	case CONFIG_DURATION:
@@ -298,8 +318,7 @@ void config_format(const struct config *c, const struct config_key *k, char *buf
 
 		buf[0] = '\0';
 		for (size_t i = 0; i < c->n_env && used + 1 < len; i++)
-			used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? " " : "",
-						 c->env[i]);
+			used = config_append(buf, len, used, "%s%s", i ? " " : "", c->env[i]);
 		if (c->n_env == 0)
 			snprintf(buf, len, "unset");
 		break;
@@ -448,7 +467,7 @@ static void config_list_profiles(const struct ini_state *st, char *buf, size_t l
 			if (strcmp(st->v[j].section, p) == 0)
 				seen = 1;
 		if (!seen)
-			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", p);
+			used = config_append(buf, len, used, "%s%s", used ? ", " : "", p);
 	}
 	if (!buf[0])
 		snprintf(buf, len, "none");
@@ -459,8 +478,8 @@ static void config_list_keys(char *buf, size_t len)
 	size_t used = 0;
 
 	for (const struct config_key *k = config_keys; k->name && used + 1 < len; k++)
-		used += (size_t)snprintf(buf + used, len - used, "%s, ", k->name);
-	snprintf(buf + used, len - used, "inherit (in a profile)");
+		used = config_append(buf, len, used, "%s, ", k->name);
+	config_append(buf, len, used, "inherit (in a profile)");
 }
 
 /* Every line is checked, for every profile: a typo in [java] is an error when
@@ -468,8 +487,6 @@ static void config_list_keys(char *buf, size_t len)
 static int config_check_entries(const struct ini_state *st, const char *file, char *err,
 				size_t errlen)
 {
-	const char *prev = NULL;
-
 	for (size_t i = 0; i < st->n; i++) {
 		const struct ini_entry *e = &st->v[i];
 		const struct config_key *k;
@@ -477,7 +494,7 @@ static int config_check_entries(const struct ini_state *st, const char *file, ch
 		const char *why;
 
 		/* A section that comes back after another one was split. */
-		if (prev && strcmp(prev, e->section) != 0) {
+		if (i > 0 && strcmp(st->v[i - 1].section, e->section) != 0) {
 			for (size_t j = 0; j < i; j++) {
 				if (strcmp(st->v[j].section, e->section) == 0) {
 					snprintf(err, errlen,
@@ -488,7 +505,6 @@ static int config_check_entries(const struct ini_state *st, const char *file, ch
 				}
 			}
 		}
-		prev = e->section;
 		if (strcmp(e->key, "inherit") == 0) {
 			if (!e->section[0]) {
 				snprintf(err, errlen,
@@ -594,9 +610,9 @@ int config_load(struct config *c, const char *file, const char *profile, char *e
 				size_t used = 0;
 
 				for (size_t j = i; j < depth; j++)
-					used += (size_t)snprintf(path + used, sizeof path - used,
-								 "%s -> ", chain[j]);
-				snprintf(path + used, sizeof path - used, "%s", p);
+					used = config_append(path, sizeof path, used, "%s -> ",
+							     chain[j]);
+				config_append(path, sizeof path, used, "%s", p);
 				up = config_inherit_of(&st, chain[depth - 1]);
 				snprintf(err, errlen, "%s:%u: inherit cycle: %s", file,
 					 up ? up->line : 0, path);

@@ -170,11 +170,17 @@ static void fifo_release(struct fifo *f)
 	f->state = FIFO_IDLE;
 }
 
-/* The head's reader has gone (or never came): on to the next answer. */
-static void fifo_done(struct fifo *f)
+/* The head's reader has gone (or never came), or its answer was dropped. */
+static void fifo_drop_head(struct fifo *f)
 {
 	fifo_release(f);
 	fifo_pop(f);
+}
+
+/* ...and on to the next answer. */
+static void fifo_done(struct fifo *f)
+{
+	fifo_drop_head(f);
 	fifo_kick(f);
 }
 
@@ -209,9 +215,9 @@ static void fifo_purge_stale(struct fifo *f)
 		f->tail = r;
 }
 
-/* Read inotify's queue; with act, a reader's close ends FIFO_WAIT_CLOSE.
+/* Empty inotify's queue; returns whether it held a reader's close.
  * Identical events may have been merged: only "at least one" is relied on. */
-static void fifo_read_events(struct fifo *f, int act)
+static int fifo_read_events(struct fifo *f)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	int closed = 0;
@@ -234,13 +240,15 @@ static void fifo_read_events(struct fifo *f, int act)
 			p += sizeof *ev + ev->len;
 		}
 	}
-	if (act && closed && f->state == FIFO_WAIT_CLOSE)
-		fifo_done(f);
+	return closed;
 }
 
 static void fifo_ino_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
-	fifo_read_events(w->data, 1);
+	struct fifo *f = w->data;
+
+	if (fifo_read_events(f) && f->state == FIFO_WAIT_CLOSE)
+		fifo_done(f);
 }
 
 static void fifo_timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
@@ -254,8 +262,9 @@ static void fifo_timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
 }
 
 /* Try to hand the head's answer to a reader: the one composed in buf if any
- * (len > 0), else one composed now. Returns 0 if delivered or dropped, -1 if
- * nobody is there yet. */
+ * (len > 0), else one composed now. Returns 0 if delivered, 1 if dropped
+ * (the caller goes on with the next answer: a loop, not a recursion, so a
+ * full queue of dropped answers costs no stack), -1 if nobody is there yet. */
 static int fifo_try_deliver(struct fifo *f, char *buf, size_t len)
 {
 	struct stat st;
@@ -267,17 +276,17 @@ static int fifo_try_deliver(struct fifo *f, char *buf, size_t len)
 		if (errno == ENXIO)
 			return -1;
 		log_warn("open status FIFO; answer dropped");
-		fifo_done(f);
-		return 0;
+		fifo_drop_head(f);
+		return 1;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISFIFO(st.st_mode) || st.st_uid != f->euid) {
 		log_warnx("status is not a FIFO of ours; answer dropped");
 		close(fd);
-		fifo_done(f);
-		return 0;
+		fifo_drop_head(f);
+		return 1;
 	}
 	/* Close events so far are from earlier readers. */
-	fifo_read_events(f, 0);
+	fifo_read_events(f);
 	if (len == 0)
 		len = f->ops->compose(f->ctx, f->head, buf, REPORT_RESPONSE_MAX);
 	do
@@ -303,8 +312,13 @@ static void fifo_retry_cb(struct ptimer *t)
 	if (f->state != FIFO_RETRY)
 		return;
 	/* The reader came late: it gets figures from when it came. */
-	if (fifo_try_deliver(f, buf, 0) == 0)
+	switch (fifo_try_deliver(f, buf, 0)) {
+	case 0:
 		return;
+	case 1:
+		fifo_kick(f);
+		return;
+	}
 	if (now_us() - f->owed_since_us > (uint64_t)(FIFO_READER_TIMEOUT * 1e6)) {
 		log_warnx("no client opened the status FIFO within %.0fs; answer dropped",
 			  FIFO_READER_TIMEOUT);
@@ -320,15 +334,22 @@ void fifo_kick(struct fifo *f)
 	char buf[REPORT_RESPONSE_MAX];
 	size_t len;
 
-	if (f->state != FIFO_IDLE || !f->head || !f->ops->ready(f->ctx, f->head))
-		return;
-	f->state = FIFO_RETRY;
-	f->owed_since_us = now_us();
-	/* Compose before the first open: meanwhile the client, which has just
-	 * written its request, reaches its open of the status FIFO. */
-	len = f->ops->compose(f->ctx, f->head, buf, sizeof buf);
-	if (fifo_try_deliver(f, buf, len) == 0)
-		return;
+	for (;;) {
+		int r;
+
+		if (f->state != FIFO_IDLE || !f->head || !f->ops->ready(f->ctx, f->head))
+			return;
+		f->state = FIFO_RETRY;
+		f->owed_since_us = now_us();
+		/* Compose before the first open: meanwhile the client, which has
+		 * just written its request, reaches its open of the status FIFO. */
+		len = f->ops->compose(f->ctx, f->head, buf, sizeof buf);
+		r = fifo_try_deliver(f, buf, len);
+		if (r == 0)
+			return;
+		if (r < 0)
+			break;
+	}
 	f->retry_ns = FIFO_RETRY_MIN_NS;
 	ptimer_arm(&f->retry, f->retry_ns);
 }

@@ -20,7 +20,8 @@ void log_set_quiet(int quiet)
 	log_quiet = quiet;
 }
 
-static void log_vprint(int with_errno, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void log_vprint(int with_errno, const char *fmt,
+							     va_list ap)
 {
 	int saved = errno;
 	char msg[1024];

@@ -32,8 +32,6 @@
 #include "util.h"
 #include "version.h"
 
-extern char **environ;
-
 /* The sandbox's cgroups, removed at any exit of this process (a set-up
  * failure ends in exit()); NULL once handed over or gone. */
 static struct cgroup *exit_cgroup;
@@ -173,8 +171,11 @@ static void parse_options(int argc, char **argv, struct options *o)
 	config_init(&o->cfg);
 	/* Every configuration key is an option: memory_max is --memory-max. */
 	for (const struct config_key *k = config_keys; k->name; k++, n++) {
-		for (size_t i = 0; k->name[i] && i < sizeof names[n] - 1; i++)
-			names[n][i] = k->name[i] == '_' ? '-' : k->name[i];
+		for (size_t i = 0; i < sizeof names[n] - 1 && k->name[i]; i++) {
+			names[n][i] = k->name[i];
+			if (names[n][i] == '_')
+				names[n][i] = '-';
+		}
 		long_options[n] = (struct option){names[n],
 						  k->type == CONFIG_BOOL ? no_argument
 									 : required_argument,
@@ -782,10 +783,10 @@ int main(int argc, char **argv)
 			.seccomp = !o.cfg.seccomp ? NULL : o.cfg.seccomp_errno ? "errno" : "kill",
 		};
 		char src_cpu[600], src_mem[600], src_kill[600];
-		uint64_t usage, peak;
+		uint64_t cpu_usage, peak;
 
 		report_cgroup(&cg, &o.cfg.limits, &rf);
-		if (cgroup_cpu(&cg, &usage, &rf.user_us, &rf.sys_us) == 0)
+		if (cgroup_cpu(&cg, &cpu_usage, &rf.user_us, &rf.sys_us) == 0)
 			rf.src_cpu = cgroup_role_source(&cg, CG_ROLE_CPU, src_cpu, sizeof src_cpu);
 		if (cgroup_peak(&cg, &peak) == 0) {
 			rf.peak_memory = peak;

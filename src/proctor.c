@@ -27,6 +27,14 @@ enum {
 
 static const char *proctord_path = NULL;
 
+/* usleep is gone from POSIX; a signal may cut the sleep short, which is fine. */
+static void sleep_us(uint64_t us)
+{
+	struct timespec ts = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000};
+
+	nanosleep(&ts, NULL);
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -179,7 +187,7 @@ static int cmd_watch(int argc, char **argv)
 			return 0;
 		last_cpu = r.cpu_us;
 		last_t = t;
-		usleep((useconds_t)(interval * 1e6));
+		sleep_us((uint64_t)(interval * 1e6));
 	}
 }
 
@@ -262,8 +270,10 @@ static int cmd_run(int argc, char **argv)
 	signal(SIGTERM, run_forward);
 	signal(SIGHUP, run_forward);
 	args = calloc((size_t)argc + 4, sizeof *args);
-	if (!args)
+	if (!args) {
+		rmdir(tmpl);
 		return RUN_INTERNAL;
+	}
 	args[0] = (char *)proctord_path;
 	args[1] = "--dir";
 	args[2] = tmpl;
@@ -272,6 +282,7 @@ static int cmd_run(int argc, char **argv)
 	pid = fork();
 	if (pid < 0) {
 		perror("proctor: fork");
+		free(args);
 		rmdir(tmpl);
 		return RUN_INTERNAL;
 	}
@@ -313,13 +324,13 @@ static int cmd_run(int argc, char **argv)
 			close(fd);
 			break;
 		}
-		usleep(1000);
+		sleep_us(1000);
 	}
 	for (;;) {
 		rc = proctor_wait(tmpl, 0, 5000, &r);
 		if (rc != PROCTOR_OK || r.kind != PROCTOR_RUNNING)
 			break;
-		usleep(10000);
+		sleep_us(10000);
 	}
 	if (rc == PROCTOR_OK)
 		rc = proctor_wait(tmpl, 1, 15000, &r);
@@ -343,7 +354,9 @@ static int cmd_run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	proctord_path = getenv("PROCTORD") ? getenv("PROCTORD") : "proctord";
+	const char *env = getenv("PROCTORD");
+
+	proctord_path = env ? env : "proctord";
 	signal(SIGPIPE, SIG_IGN);
 	if (argc < 2) {
 		usage(stderr);

@@ -26,8 +26,6 @@ struct spawn_msg {
 	char what[200];
 };
 
-extern char **environ;
-
 /* Whether the clone in progress puts the child into c->cgroup_fd: the child
  * reads its copy to know whether it must join that cgroup itself. */
 static int spawn_cloned_into;
@@ -41,7 +39,7 @@ static void spawn_report(int fd, enum spawn_stage stage, int err, const char *wh
 	msg.stage = (int)stage;
 	msg.err = err;
 	if (what) {
-		while (what[n] && n < sizeof msg.what - 1) {
+		while (n < sizeof msg.what - 1 && what[n]) {
 			msg.what[n] = what[n];
 			n++;
 		}

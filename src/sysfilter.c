@@ -101,7 +101,7 @@ static int sysfilter_rules(scmp_filter_ctx ctx, uint32_t action, char *err, size
 		}
 	}
 	/* AF_VSOCK reaches the hypervisor and other virtual machines. */
-	rc = seccomp_rule_add(ctx, action, SCMP_SYS(socket), 1, SCMP_A0_32(SCMP_CMP_EQ, AF_VSOCK));
+	rc = seccomp_rule_add(ctx, action, SCMP_SYS(socket), 1, SCMP_A0_32(SCMP_CMP_EQ, AF_VSOCK, 0));
 	/* personality(): the flags that turn off address space randomisation
 	 * or make data executable. One comparison per rule (libseccomp takes
 	 * no two on one argument), so bit 31, which no personality has, tells

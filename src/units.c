@@ -262,11 +262,14 @@ void units_format_size(uint64_t bytes, char *buf, size_t len)
 			return;
 		}
 	}
+	/* Two decimals, rounded down: rounding to nearest printed 2^64 - 1
+	 * bytes as "16777216.00TiB", a size that no longer reads back. */
 	for (i = 0; i < 4; i++) {
 		uint64_t m = 1ull << (10 * (4 - i));
 
 		if (bytes >= m) {
-			snprintf(buf, len, "%.2f%s", (double)bytes / (double)m, bin[i]);
+			snprintf(buf, len, "%" PRIu64 ".%02" PRIu64 "%s", bytes / m,
+				 bytes % m * 100 / m, bin[i]);
 			return;
 		}
 	}

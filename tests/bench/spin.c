@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: ISC
-// CPU spinner for the CPU-limit overshoot benchmark: burns CPU in N threads until killed.
+// CPU spinner for the limit overshoot benchmarks: burns CPU in N threads until killed.
+//
+// usage: spin [THREADS [stamp]]   With "stamp", first prints "PID NS" on stdout:
+// its pid and CLOCK_MONOTONIC in ns, the moment the program started.
 
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 // volatile so the compiler cannot prove the loop useless and drop it.
 static volatile unsigned long spin_sink;
@@ -22,11 +27,20 @@ int main(int argc, char **argv)
 {
 	long threads = 1;
 
-	if (argc > 2) {
-		fprintf(stderr, "usage: spin [THREADS]\n");
+	if (argc > 3 || (argc == 3 && strcmp(argv[2], "stamp") != 0)) {
+		fprintf(stderr, "usage: spin [THREADS [stamp]]\n");
 		return 2;
 	}
-	if (argc == 2) {
+	if (argc == 3) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		printf("%ld %lld\n", (long)getpid(),
+		       (long long)ts.tv_sec * 1000000000 + ts.tv_nsec);
+		if (fflush(stdout) != 0)
+			return 1;
+	}
+	if (argc >= 2) {
 		char *end;
 
 		errno = 0;

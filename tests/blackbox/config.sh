@@ -100,15 +100,15 @@ check_eq "...signal" SIGSEGV "$(get segv status.signal)"
 check_eq "...exit code null" null "$(get segv status.exit_code)"
 
 report cpu --cpu-time 200ms --config "$conf" --profile c -- "$PROGS/spin" 1
-check_eq "report of a limit: head" "killed cpu-time" "$(get cpu status.head)"
-check_eq "...reason" cpu-time "$(get cpu status.reason)"
+native rlimits check_eq "report of a limit: head" "killed cpu-time" "$(get cpu status.head)"
+native rlimits check_eq "...reason" cpu-time "$(get cpu status.reason)"
 check_eq "...the limit in force (command line over the file)" 200000 "$(get cpu limits.cpu_time_us)"
 check_eq "...a limit from the profile" 64 "$(get cpu limits.nofile)"
 check_eq "...an unset limit is null" null "$(get cpu limits.stack_bytes)"
 cpu=$(get cpu cpu_us) user=$(get cpu user_us) sys=$(get cpu sys_us)
-check_range "...CPU at the limit, within the kill's margin" 200000 215000 "$cpu"
-check_range "...user + sys add up to the CPU figure (within 1 ms)" $((cpu - 1000)) "$cpu" $((user + sys))
-check_range "...wall time at least the CPU time of one thread" "$cpu" 10000000 "$(get cpu wall_us)"
+native rlimits check_range "...CPU at the limit, within the kill's margin" 200000 215000 "$cpu"
+native rlimits check_range "...user + sys add up to the CPU figure (within 1 ms)" $((cpu - 1000)) "$cpu" $((user + sys))
+native rlimits check_range "...wall time at least the CPU time of one thread" "$cpu" 10000000 "$(get cpu wall_us)"
 check_re "...the source of every figure is named" "rusage|cgroup[12] (cpu.stat|cpuacct)" "$(get cpu sources.cpu)"
 
 mkfifo "$T/mem.go"

@@ -19,6 +19,14 @@ fi
 PROCTORD=$(realpath "$PROCTORD")
 PROGS=$(realpath "$PROGS")
 
+# --- proctord under valgrind --------------------------------------------------
+# PROCTORD_VALGRIND=1 (meson test --setup valgrind) runs every proctord these
+# scripts start, daemons and their forks included, under memcheck. A leak or a
+# memory error changes proctord's exit code to 99 and is one "not ok" line at
+# the end of the script (vg_check), with valgrind's report as diagnostics.
+# The sandboxed program itself runs natively (no --trace-children).
+vg_on() { [ "${PROCTORD_VALGRIND:-0}" = 1 ]; }
+
 # Limit for anything that should be instant. A hang must fail a test, not block
 # the suite, but a loaded 2-core machine can stall a few seconds.
 T_OP=${T_OP:-10}
@@ -27,6 +35,25 @@ T=$(mktemp -d /tmp/proctor-bb.XXXXXX)
 # Every process this script starts (proctord, the sandboxed programs, their
 # descendants) inherits this tag, so clean-up finds exactly ours and nothing else.
 export PROCTOR_BB_TAG="$T"
+if vg_on; then
+	if ! command -v valgrind >/dev/null; then
+		echo "Bail out! PROCTORD_VALGRIND=1 but there is no valgrind"
+		exit 1
+	fi
+	# Everything is slower under memcheck: start-up alone takes about a second.
+	T_OP=$((T_OP * 3))
+	PROCTORD_REAL=$PROCTORD
+	mkdir "$T/vg"
+	cat >"$T/proctord" <<-EOF
+	#!/bin/sh
+	exec valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect \\
+		--errors-for-leak-kinds=definite,indirect --error-exitcode=99 \\
+		--track-fds=no --log-file="$T/vg/%p.log" "$PROCTORD_REAL" "\$@"
+	EOF
+	chmod 0755 "$T/proctord"
+	# proctor run starts the proctord named by PROCTORD: the wrapper too.
+	export PROCTORD="$T/proctord"
+fi
 # Default sandbox directories (no --dir) land here, not in the user's runtime dir.
 mkdir -m 0700 "$T/xdg"
 export XDG_RUNTIME_DIR="$T/xdg"
@@ -41,6 +68,7 @@ plan() { echo "1..$1"; tap_planned=$1; }
 # done_testing: the plan at the end (TAP allows it), so a script that dies half
 # way through is reported as a failure by the missing plan.
 done_testing() {
+	! vg_on || vg_check
 	[ -n "${tap_planned:-}" ] || echo "1..$tap_n"
 	# Run by hand, the exit status says it all. Under meson (which sets
 	# BLACKBOX_TAP) the "not ok" lines do: a non-zero exit would turn a plain
@@ -59,6 +87,22 @@ diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
 
 # The check_* helpers print one TAP line and return non-zero on failure, so a
 # caller can add "|| ans_diag".
+
+# native WHY CHECK DESCRIPTION ARGS...: run the check, except under valgrind,
+# where it is reported skipped. Two kinds of check cannot hold there: timings
+# ("timing": under memcheck proctord needs about a second just to start) and
+# the rlimits proctord's child sets between fork and execve ("rlimits": the
+# child still runs under valgrind then, which emulates RLIMIT_NOFILE and
+# RLIMIT_STACK for itself).
+native() {
+	local why=$1
+	shift
+	if vg_on; then
+		skip "$2" "under valgrind ($why)"
+		return 0
+	fi
+	"$@"
+}
 
 # check DESCRIPTION COMMAND...: ok when COMMAND succeeds.
 check() {
@@ -234,11 +278,16 @@ is_fifo() { [ -p "$1" ]; }
 gone() { [ ! -e "$1" ] && [ ! -L "$1" ]; }
 
 # pd_pid DIR: pid of the proctord that serves DIR (found by its --dir argument).
+# Under valgrind the process is valgrind's tool, with proctord in its cmdline.
 pd_pid() {
 	local p exe
 	for p in /proc/[0-9]*; do
 		exe=$(readlink "$p/exe" 2>/dev/null) || continue
-		[ "$exe" = "$PROCTORD" ] || continue
+		if vg_on; then
+			tr '\0' '\n' <"$p/cmdline" 2>/dev/null | grep -qxF -e "$PROCTORD_REAL" || continue
+		else
+			[ "$exe" = "$PROCTORD" ] || continue
+		fi
 		if tr '\0' '\n' <"$p/cmdline" 2>/dev/null | grep -qxF -e "$1" -e "--dir=$1"; then
 			echo "${p#/proc/}"
 			return 0
@@ -269,6 +318,38 @@ tagged_pids() {
 			fi
 		done 2>/dev/null <"/proc/$p/environ"
 	done
+}
+
+# vg_check: one test line for everything memcheck saw in this script. The
+# daemons still running are asked to end first (SIGTERM: proctord cleans up
+# and exits), since memcheck checks for leaks at exit.
+vg_check() {
+	local pids p logs="" bad=0 n=0 i
+	pids=$(tagged_pids)
+	[ -z "$pids" ] || kill -s TERM $pids 2>/dev/null
+	for i in $(seq 300); do
+		[ -n "$(tagged_pids)" ] || break
+		sleep 0.1
+	done
+	for p in "$T"/vg/*.log; do
+		[ -e "$p" ] || continue
+		n=$((n + 1))
+		# With --quiet, memcheck writes "==PID==" lines only for errors
+		# and leaks. Its "--PID-- WARNING" lines are about valgrind itself
+		# (it does not know pidfd_open, so proctord takes its fallback).
+		if grep -q '^==[0-9]*==' "$p"; then
+			bad=$((bad + 1))
+			logs="$logs $p"
+		fi
+	done
+	if [ "$bad" -eq 0 ]; then
+		ok "valgrind: no memory error and no leak in $n proctord processes"
+	else
+		not_ok "valgrind: errors or leaks in $bad of $n proctord processes"
+		for p in $logs; do
+			diag "--- $p" "$(grep '^==[0-9]*==' "$p")"
+		done
+	fi
 }
 
 # Kill whatever this script left behind (a failed test must not leave daemons

@@ -13,7 +13,7 @@ pd_start --dir "$sb" --wall-time 300ms -- sleep 10
 pd_poll "$sb" 5
 diag "wall-time kill seen $((${POLL_AT:-0} - t0)) µs after start"
 check_eq "--wall-time 300ms on sleep 10 is killed wall-time" "killed wall-time" "$ANS_HEAD" || ans_diag
-check_range "...at about 0.3 s (0.30..0.40 s after start)" 300000 400000 "$((${POLL_AT:-0} - t0))"
+native timing check_range "...at about 0.3 s (0.30..0.40 s after start)" 300000 400000 "$((${POLL_AT:-0} - t0))"
 check_eq "...and memory is 0 afterwards" 0 "$ANS_MEM"
 wait0 "$sb"
 
@@ -22,7 +22,7 @@ sb="$T/cpu"
 pd_start --dir "$sb" --cpu-time 500ms -- "$PROGS/spin"
 pd_poll "$sb" 10
 check_eq "--cpu-time 500ms on a spinner is killed cpu-time" "killed cpu-time" "$ANS_HEAD" || ans_diag
-check_range "...with reported CPU between the limit and limit + 5 ms" 500000 505000 "${ANS_CPU:-x}"
+native timing check_range "...with reported CPU between the limit and limit + 5 ms" 500000 505000 "${ANS_CPU:-x}"
 wait0 "$sb"
 
 # Four spinning threads use min(4, CPUs) CPUs, so 2 s of CPU is spent in about
@@ -47,9 +47,9 @@ lo=$(awk -v p="$pmax" 'BEGIN { printf "%d", 2000000 / p * 0.9 }')
 hi=$(awk -v p="$p" 'BEGIN { printf "%d", 2000000 / p * 1.25 + 200000 }')
 diag "4 threads got $p CPUs; killed after $wall µs of wall time with ${ANS_CPU:-?} µs of CPU"
 check_eq "--cpu-time 2s on 4 spinning threads is killed cpu-time" "killed cpu-time" "$ANS_HEAD" || ans_diag
-check_range "...after about 2 s / $p of wall time" "$lo" "$hi" "$wall"
+native timing check_range "...after about 2 s / $p of wall time" "$lo" "$hi" "$wall"
 # Each ms of kill latency costs p ms of CPU here.
-check_range "...with reported CPU between the limit and limit + $pmax x 5 ms" 2000000 $((2000000 + pmax * 5000)) "${ANS_CPU:-x}"
+native timing check_range "...with reported CPU between the limit and limit + $pmax x 5 ms" 2000000 $((2000000 + pmax * 5000)) "${ANS_CPU:-x}"
 wait0 "$sb"
 
 # --fsize: the kernel's SIGXFSZ is reported as the limit, not as a signal.
@@ -77,12 +77,12 @@ pd_seq=$((pd_seq + 1))
 timeout "$T_OP" "${wrap[@]}" "$PROCTORD" --daemonize --dir "$sb" --nofile 16 -- "$PROGS/nofile" "$T/nofile.out" \
 	>"$T/pd.$pd_seq.out" 2>"$T/pd.$pd_seq.err" </dev/null || diag "proctord failed: $(cat "$T/pd.$pd_seq.err")"
 pd_poll "$sb"
-check_eq "--nofile 16: the program runs to its end" "exited 0" "$ANS_STATUS" || ans_diag
+native rlimits check_eq "--nofile 16: the program runs to its end" "exited 0" "$ANS_STATUS" || ans_diag
 out=$(cat "$T/nofile.out" 2>/dev/null)
-check_re "--nofile 16: the program sees soft = hard = 16" '^soft 16 hard 16 ' "$out"
-check_re "--nofile 16: it opens 13 files beyond 0, 1, 2 and then gets EMFILE" ' opened 13 error EMFILE ' "$out"
+native rlimits check_re "--nofile 16: the program sees soft = hard = 16" '^soft 16 hard 16 ' "$out"
+native rlimits check_re "--nofile 16: it opens 13 files beyond 0, 1, 2 and then gets EMFILE" ' opened 13 error EMFILE ' "$out"
 if [ "$can_drop" = 1 ]; then
-	check_re "--nofile 16: it cannot raise the limit" ' raise (EPERM|EINVAL)$' "$out"
+	native rlimits check_re "--nofile 16: it cannot raise the limit" ' raise (EPERM|EINVAL)$' "$out"
 else
 	skip "--nofile 16: it cannot raise the limit" "root, and setpriv cannot drop CAP_SYS_RESOURCE"
 fi

@@ -75,7 +75,7 @@ wait0 "$dir"
 
 # Per-process limits: stack and address space, as the program sees them.
 run_to_end --stack 8MiB -- sh -c 'ulimit -s > "$0"; ulimit -Hs >> "$0"' "$T/stack"
-check_eq "--stack 8MiB sets soft and hard RLIMIT_STACK (KiB)" "8192;8192;" "$(tr '\n' ';' < "$T/stack")"
+native rlimits check_eq "--stack 8MiB sets soft and hard RLIMIT_STACK (KiB)" "8192;8192;" "$(tr '\n' ';' < "$T/stack")"
 run_to_end --address-space 64MiB -- "$PROGS/hold" 128 "$T/hold-ready" "$T/hold-fifo"
 check_re "--address-space 64MiB stops a program that maps 128 MiB" "^(exited [1-9][0-9]*|signaled SIG)" "$ANS_STATUS"
 run_to_end --address-space 1GiB -- sh -c 'ulimit -v > "$0"' "$T/as"

@@ -88,7 +88,7 @@ sleep 0.1
 pd_poll "$sb" 5
 check_eq "after an orphaned request, all answers are well-formed until the end" 0 "$WAIT_RC"
 check_eq "after an orphaned request, the wall-time kill still happens" "killed wall-time" "$ANS_HEAD" || ans_diag
-check_range "...on time (0.70..0.80 s after start)" 700000 800000 "$((${POLL_AT:-0} - t0))"
+native timing check_range "...on time (0.70..0.80 s after start)" 700000 800000 "$((${POLL_AT:-0} - t0))"
 good=0
 for i in 1 2 3; do
 	wait1 "$sb"

@@ -7,9 +7,21 @@
 
 # burn blocks in open() on this FIFO between sections, so it uses no CPU while
 # the test takes its readings, and burns 300 ms each time the test writes.
+# burn_blocked FIFO: a burn process has started and sleeps, which it first
+# does in its open() of FIFO. A reading taken before that would put its
+# start-up (and its parent's fork and exec) into the section that follows.
+burn_blocked() {
+	local p
+	for p in $(pgrep -f "^$PROGS/burn [0-9]+ $1 "); do
+		[ "$(cut -d' ' -f3 "/proc/$p/stat" 2>/dev/null)" = S ] && return 0
+	done
+	return 1
+}
+
 mkfifo "$T/go"
 sb="$T/sb"
 pd_start --dir "$sb" -- "$PROGS/burn" 300 "$T/go" "$T/burn"
+wait_for "$T_OP" burn_blocked "$T/go"
 
 wait1 "$sb"
 a=$ANS_CPU
@@ -45,6 +57,7 @@ exited_child() {
 	pd_start --dir "$sb" --cgroup "$mode" -- \
 		bash -c 'exec 3<>"$1"; shift; "$@"; read -r _ <&3' _ "$sb.block" \
 		"$PROGS/burn" 300 "$sb.go" "$sb.out" once
+	wait_for "$T_OP" burn_blocked "$sb.go"
 	wait1 "$sb"
 	before=$ANS_CPU
 	timeout "$T_OP" bash -c 'echo go > "$1"' _ "$sb.go"

@@ -78,9 +78,11 @@ static void write_result(const char *out, unsigned section, int64_t delta)
 	}
 }
 
+/* The loop's result goes here, so the compiler cannot drop the loop. */
+static volatile uint64_t burn_sink;
+
 int main(int argc, char **argv)
 {
-	volatile uint64_t sink = 0;
 	int64_t ms, before, after, end;
 	unsigned section;
 
@@ -95,7 +97,7 @@ int main(int argc, char **argv)
 		end = cpu_ns() + ms * 1000000;
 		while (cpu_ns() < end)
 			for (int i = 0; i < 1000; i++)
-				sink += (uint64_t)i * 2654435761u;
+				burn_sink += (uint64_t)i * 2654435761u;
 		after = rusage_us();
 		write_result(argv[3], section, after - before);
 		if (argc == 5)

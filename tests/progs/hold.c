@@ -32,14 +32,17 @@ int main(int argc, char **argv)
 	fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0) {
 		perror(argv[2]);
+		munmap(p, size);
 		return 1;
 	}
 	close(fd);
 	while ((fd = open(argv[3], O_RDONLY)) < 0) {
 		if (errno != EINTR) {
 			perror(argv[3]);
+			munmap(p, size);
 			return 1;
 		}
 	}
+	close(fd);
 	return p[size - 1] == 0x5a ? 0 : 1;
 }

@@ -22,10 +22,16 @@ int main(int argc, char **argv)
 	}
 	v = root;
 	path = strdup(argv[2]);
+	if (!path) {
+		perror("jsonget");
+		return 1;
+	}
 	for (part = strtok_r(path, ".", &save); part && v; part = strtok_r(NULL, ".", &save))
 		v = json_object_get(v, part);
+	free(path);
 	if (!v) {
 		fprintf(stderr, "jsonget: %s: no %s\n", argv[1], argv[2]);
+		json_decref(root);
 		return 1;
 	}
 	if (json_is_string(v))
@@ -42,7 +48,6 @@ int main(int argc, char **argv)
 		puts(s);
 		free(s);
 	}
-	free(path);
 	json_decref(root);
 	return 0;
 }

@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef AF_VSOCK
@@ -107,11 +108,15 @@ static int probe_listen(const char *portfile)
 	if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof a) < 0 || listen(s, 16) < 0 ||
 	    getsockname(s, (struct sockaddr *)&a, &len) < 0) {
 		perror("probe listen");
+		if (s >= 0)
+			close(s);
 		return 1;
 	}
 	f = fopen(portfile, "w");
-	if (!f)
+	if (!f) {
+		close(s);
 		return 1;
+	}
 	fprintf(f, "%d\n", ntohs(a.sin_port));
 	fclose(f);
 	for (;;) {
@@ -210,8 +215,11 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "write") == 0 && argc == 3)
 		return probe_write(atol(argv[2]));
 	if (strcmp(argv[1], "close-stdout") == 0 && argc == 3) {
+		long ms = atol(argv[2]);
+		struct timespec ts = {ms / 1000, ms % 1000 * 1000000L};
+
 		close(1);
-		usleep((useconds_t)atoi(argv[2]) * 1000u);
+		nanosleep(&ts, NULL);
 		fprintf(stderr, "still running\n");
 		return 7;
 	}

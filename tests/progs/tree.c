@@ -56,7 +56,7 @@ static pid_t start(int kind)
 		/* The intermediate exits at once, so the grandchild is reparented (to the subreaper). */
 		pid = fork();
 		if (pid != 0)
-			_exit(pid < 0);
+			_exit(pid < 0 ? 1 : 0);
 	}
 	sleeper();
 	return 0;

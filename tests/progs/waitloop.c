@@ -141,7 +141,9 @@ int main(int argc, char **argv)
 			if (strncmp(l3, "running\n", 8) != 0)
 				break;
 			last_running = now_us(CLOCK_REALTIME);
-			usleep((useconds_t)poll_ms * 1000);
+			struct timespec ts = {poll_ms / 1000, (long)(poll_ms % 1000) * 1000000};
+
+			nanosleep(&ts, NULL);
 		}
 	}
 	fputs(last, stdout);

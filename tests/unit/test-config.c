@@ -206,6 +206,30 @@ static void inherit_errors(void **state)
 	config_free(&c);
 }
 
+/* Found with fuzz-config: the cycle's path was built with unchecked snprintf
+ * offsets, and thirty long profile names overflowed a 1024-byte buffer. */
+static void a_long_inherit_cycle_is_cut_not_overflowed(void **state)
+{
+	char text[4096], name[64];
+	size_t used = 0;
+	const char *err;
+	struct config c;
+
+	for (int i = 0; i < 30; i++) {
+		used += (size_t)snprintf(text + used, sizeof text - used,
+					 "[p%02d%.44s]\ninherit = p%02d%.44s\n", i,
+					 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", (i + 1) % 30,
+					 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+		assert_true(used < sizeof text);
+	}
+	snprintf(name, sizeof name, "p00%.44s", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+	err = load(&c, text, name);
+	assert_non_null(strstr(err, "inherit cycle: p00xxx"));
+	assert_true(strlen(err) < 2048);
+	assert_null(strchr(err, '\n'));
+	config_free(&c);
+}
+
 static void a_missing_profile_lists_the_others(void **state)
 {
 	struct config c;
@@ -293,6 +317,7 @@ int main(void)
 		cmocka_unit_test(errors_name_file_line_and_text),
 		cmocka_unit_test(isolation_keys_load_and_check_their_values),
 		cmocka_unit_test(inherit_errors),
+		cmocka_unit_test(a_long_inherit_cycle_is_cut_not_overflowed),
 		cmocka_unit_test(a_missing_profile_lists_the_others),
 		cmocka_unit_test(syntax_and_structure_errors),
 		cmocka_unit_test(memory_high_above_memory_max_is_refused),

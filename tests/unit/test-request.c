@@ -20,8 +20,13 @@ struct seen {
 static void collect(void *ctx, enum request_kind kind, const char *garbage, size_t len)
 {
 	struct seen *s = ctx;
+	char mark = '?';
 
-	s->kinds[s->n++] = kind == REQUEST_CONTINUE ? '1' : kind == REQUEST_TERMINATE ? '0' : '?';
+	if (kind == REQUEST_CONTINUE)
+		mark = '1';
+	else if (kind == REQUEST_TERMINATE)
+		mark = '0';
+	s->kinds[s->n++] = mark;
 	if (kind == REQUEST_INVALID && s->ng < 8) {
 		memcpy(s->garbage[s->ng], garbage, len);
 		s->garbage[s->ng][len] = '\0';

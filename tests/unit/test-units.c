@@ -160,6 +160,21 @@ static void formatting_reads_back(void **state)
 	assert_string_equal(buf, "unlimited");
 }
 
+/* Found by fuzz-units: rounded to nearest, the largest sizes printed as
+ * 2^64 bytes, which does not read back. */
+static void formatted_sizes_round_down_and_read_back(void **state)
+{
+	char buf[32];
+	uint64_t v;
+
+	units_format_size(18446744073709184615u, buf, sizeof buf);
+	assert_string_equal(buf, "16777215.99TiB");
+	assert_null(units_parse_size(buf, 0, &v));
+	assert_true(v <= 18446744073709184615u);
+	units_format_size((1u << 20) - 1, buf, sizeof buf);
+	assert_string_equal(buf, "1023.99KiB");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -170,6 +185,7 @@ int main(void)
 		cmocka_unit_test(counts_are_whole_numbers),
 		cmocka_unit_test(cpu_shares_take_cpus_or_percent),
 		cmocka_unit_test(formatting_reads_back),
+		cmocka_unit_test(formatted_sizes_round_down_and_read_back),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
