@@ -84,8 +84,10 @@ void output_start(struct output *o, void (*exceeded)(void *ctx), void (*done)(vo
 
 /* The main process has ended: move what is already in the pipes now, as far
  * as the destinations take it without blocking, so that a file holds all the
- * program wrote before its status is final. Returns 1 if that passed the
- * limit (exceeded is not called for it). */
+ * program wrote before its status is final. Returns 1 if the output has
+ * passed the limit, by this drain (exceeded is not called for it) or
+ * before it: the exceeded callback may have come while the main process was
+ * already a zombie, and found its end first. */
 int output_drain(struct output *o);
 
 /* The whole tree has ended: deliver what is left, then close the

@@ -425,7 +425,7 @@ int output_drain(struct output *o)
 				break;
 		output_arm(st, r == STEP_MOVED ? STEP_IDLE : r);
 	}
-	return exceeded;
+	return exceeded || o->exceeded;
 }
 
 static void output_stall_cb(struct ev_loop *loop, ev_timer *w, int revents)
