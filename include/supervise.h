@@ -24,6 +24,10 @@
  * SWEEPING --no descendant left--> ENDED (figures frozen)
  * ENDED --final answer delivered, or interrupted--> DONE (loop stops)
  *
+ * finished() is called once when the sandbox has ended and its output is
+ * delivered, before the final answer is composed: a client that reads that
+ * answer finds the --report file in place.
+ *
  * Kills are for a limit (timers), the terminating wait, the output limit
  * (output.c) or a denied system call (sysfilter.c). With --output-limit the
  * final answer waits in ENDED until the output left in the pipes is delivered.
@@ -68,6 +72,9 @@ struct supervisor {
 	ev_io err_io;
 	struct ptimer wall_timer, cpu_timer, grace_timer;
 	ev_timer sweep_timer;
+	void (*finished)(void *ctx); /* NULL: nothing to do at the end */
+	void *finished_ctx;
+	int finished_called;
 };
 
 /* Start supervising a spawned child; output (NULL if none) is pumped from
@@ -77,6 +84,9 @@ int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limi
 		    const struct spawn_child *child, struct fifo *fifo, struct cgroup *cg,
 		    uint64_t start_us, struct output *output, int filter_sock);
 void supervise_finish(struct supervisor *s);
+/* Call s->finished now if it has not been called (the loop stopped without
+ * a final answer: a signal). */
+void supervise_call_finished(struct supervisor *s);
 
 extern const struct fifo_ops supervise_fifo_ops;
 

@@ -540,12 +540,77 @@ static void print_sources(const struct cgroup *cg, FILE *out)
 			: (cgroup_active(cg) ? "cgroup.procs empty" : "no descendant left in /proc"));
 }
 
+/* What the --report file is written from, once the sandbox has ended. */
+struct finish_ctx {
+	const struct config *cfg;
+	struct supervisor *sv;
+	struct cgroup *cg;
+	struct output *out;
+	const struct isolate *iso;
+	int failed; /* the report could not be written */
+};
+
+/* Write the --report file: called by the supervisor before it composes the
+ * final answer (so that a client reading it finds the report), or after the
+ * loop when a signal ended it. */
+static void write_report(void *ctx)
+{
+	struct finish_ctx *f = ctx;
+	char err[1024];
+	struct report_final rf = {
+		.outcome = &f->sv->outcome,
+		.limits = &f->cfg->limits,
+		.cpu_us = f->sv->final_cpu_us,
+		.user_us = f->sv->measure.reaped_user_ns / 1000u,
+		.sys_us = f->sv->measure.reaped_sys_ns / 1000u,
+		.wall_us = f->sv->end_us - f->sv->start_us,
+		.peak_memory = f->sv->measure.peak_bytes,
+		.output_bytes = f->out ? output_total(f->out) : UNITS_UNLIMITED,
+		.interrupted = f->sv->interrupted,
+		.user = f->cfg->user,
+		.group = f->cfg->group,
+		.uid = f->iso->set_uid ? (long)f->iso->uid : -1,
+		.gid = f->iso->set_gid ? (long)f->iso->gid : -1,
+		.new_session = f->iso->new_session,
+		.unshare_net = f->iso->unshare_net,
+		.unshare_ipc = f->iso->unshare_ipc,
+		.seccomp = !f->cfg->seccomp ? NULL : f->cfg->seccomp_errno ? "errno" : "kill",
+	};
+	char src_cpu[600], src_mem[600], src_kill[600];
+	uint64_t cpu_usage, peak;
+
+	report_cgroup(f->cg, &f->cfg->limits, &rf);
+	if (cgroup_cpu(f->cg, &cpu_usage, &rf.user_us, &rf.sys_us) == 0)
+		rf.src_cpu = cgroup_role_source(f->cg, CG_ROLE_CPU, src_cpu, sizeof src_cpu);
+	if (cgroup_peak(f->cg, &peak) == 0) {
+		rf.peak_memory = peak;
+		rf.src_peak = cgroup_role_source(f->cg, CG_ROLE_MEMORY, src_mem, sizeof src_mem);
+	}
+	if (cgroup_has(f->cg, CG_ROLE_MEMORY)) {
+		rf.have_oom = 1;
+		rf.oom_kills = f->sv->oom_kills;
+		cgroup_oom_kills(f->cg, &rf.oom_kills);
+		rf.src_oom = rf.src_peak ? rf.src_peak : "memory cgroup";
+	}
+	rf.src_kill = cgroup_role_source(f->cg, CG_ROLE_KILL, src_kill, sizeof src_kill);
+	if (!rf.src_kill)
+		rf.src_kill = cgroup_role_source(f->cg, CG_ROLE_FREEZE, src_kill, sizeof src_kill);
+
+	if (report_write_json(f->cfg->report, &rf, err, sizeof err) < 0) {
+		/* After daemonizing, stderr is /dev/null: the exit code
+		 * is what says the report is missing. */
+		log_warnx("report: %s", err);
+		f->failed = 1;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
 	struct sbdir dir;
 	struct fifo fifo;
 	struct supervisor sv;
+	struct finish_ctx fin;
 	struct spawn_config sc;
 	struct spawn_child child;
 	/* Static: the exit handler may use it after main has returned. */
@@ -754,6 +819,11 @@ int main(int argc, char **argv)
 		sbdir_close(&dir);
 		return EXIT_SETUP;
 	}
+	fin = (struct finish_ctx){&o.cfg, &sv, &cg, out, &iso, 0};
+	if (o.cfg.report) {
+		sv.finished = write_report;
+		sv.finished_ctx = &fin;
+	}
 	fifo_start(&fifo);
 	if (ready_fd >= 0)
 		daemon_ready(ready_fd, dir.path);
@@ -761,55 +831,10 @@ int main(int argc, char **argv)
 
 	ev_run(loop, 0);
 
+	supervise_call_finished(&sv);
 	code = sv.exit_code;
-	if (o.cfg.report) {
-		struct report_final rf = {
-			.outcome = &sv.outcome,
-			.limits = &o.cfg.limits,
-			.cpu_us = sv.final_cpu_us,
-			.user_us = sv.measure.reaped_user_ns / 1000u,
-			.sys_us = sv.measure.reaped_sys_ns / 1000u,
-			.wall_us = sv.end_us - sv.start_us,
-			.peak_memory = sv.measure.peak_bytes,
-			.output_bytes = out ? output_total(out) : UNITS_UNLIMITED,
-			.interrupted = sv.interrupted,
-			.user = o.cfg.user,
-			.group = o.cfg.group,
-			.uid = iso.set_uid ? (long)iso.uid : -1,
-			.gid = iso.set_gid ? (long)iso.gid : -1,
-			.new_session = iso.new_session,
-			.unshare_net = iso.unshare_net,
-			.unshare_ipc = iso.unshare_ipc,
-			.seccomp = !o.cfg.seccomp ? NULL : o.cfg.seccomp_errno ? "errno" : "kill",
-		};
-		char src_cpu[600], src_mem[600], src_kill[600];
-		uint64_t cpu_usage, peak;
-
-		report_cgroup(&cg, &o.cfg.limits, &rf);
-		if (cgroup_cpu(&cg, &cpu_usage, &rf.user_us, &rf.sys_us) == 0)
-			rf.src_cpu = cgroup_role_source(&cg, CG_ROLE_CPU, src_cpu, sizeof src_cpu);
-		if (cgroup_peak(&cg, &peak) == 0) {
-			rf.peak_memory = peak;
-			rf.src_peak = cgroup_role_source(&cg, CG_ROLE_MEMORY, src_mem, sizeof src_mem);
-		}
-		if (cgroup_has(&cg, CG_ROLE_MEMORY)) {
-			rf.have_oom = 1;
-			rf.oom_kills = sv.oom_kills;
-			cgroup_oom_kills(&cg, &rf.oom_kills);
-			rf.src_oom = rf.src_peak ? rf.src_peak : "memory cgroup";
-		}
-		rf.src_kill = cgroup_role_source(&cg, CG_ROLE_KILL, src_kill, sizeof src_kill);
-		if (!rf.src_kill)
-			rf.src_kill = cgroup_role_source(&cg, CG_ROLE_FREEZE, src_kill, sizeof src_kill);
-
-		if (report_write_json(o.cfg.report, &rf, err, sizeof err) < 0) {
-			/* After daemonizing, stderr is /dev/null: the exit code
-			 * is what says the report is missing. */
-			log_warnx("report: %s", err);
-			if (code == EXIT_PROTOCOL_DONE)
-				code = EXIT_INTERNAL;
-		}
-	}
+	if (fin.failed && code == EXIT_PROTOCOL_DONE)
+		code = EXIT_INTERNAL;
 	supervise_finish(&sv);
 	cgroup_destroy(&cg);
 	exit_cgroup = NULL;

@@ -319,12 +319,26 @@ static void supervise_request(void *ctx, const struct fifo_request *req)
 		supervise_begin_grace(s);
 }
 
+void supervise_call_finished(struct supervisor *s)
+{
+	if (s->finished_called)
+		return;
+	s->finished_called = 1;
+	if (s->finished)
+		s->finished(s->finished_ctx);
+}
+
 static int supervise_ready(void *ctx, const struct fifo_request *req)
 {
 	struct supervisor *s = ctx;
 
-	return req->kind != REQUEST_TERMINATE ||
-	       (s->state >= SV_ENDED && (!s->output || output_done(s->output)));
+	if (req->kind != REQUEST_TERMINATE)
+		return 1;
+	if (s->state < SV_ENDED || (s->output && !output_done(s->output)))
+		return 0;
+	/* The figures are final: the report goes before the answer. */
+	supervise_call_finished(s);
+	return 1;
 }
 
 static void supervise_status(struct supervisor *s, char *buf, size_t len)

@@ -77,18 +77,19 @@ out=$("$PROCTORD" --strict --cgroup none --cpus 1.5 -- sh -c 'touch "$0"' "$T/ra
 check_eq "with --strict, it is an error: exit 3" 3 "$?"
 check "...and nothing ran" test ! -e "$T/ran"
 
-# --report: a JSON document, written atomically at the end.
+# --report: a JSON document, written atomically at the end, before the
+# answer to the terminating wait: no waiting for it once that is read.
 report() {
 	local name=$1
 	shift
 	pd_start --dir "$T/rep.$name" --report "$T/$name.json" "$@"
 	pd_poll "$T/rep.$name" 5
 	wait0 "$T/rep.$name"
-	wait_for 5 test -e "$T/$name.json"
 }
 get() { "$PROGS/jsonget" "$T/$1.json" "$2" 2>&1; }
 
 report exit -- sh -c 'exit 3'
+check "the report is in place once the final answer has been read" test -s "$T/exit.json"
 check_eq "report of an exit: head" "exited 3" "$(get exit status.head)"
 check_eq "...exit code" 3 "$(get exit status.exit_code)"
 check_eq "...no signal" null "$(get exit status.signal)"
