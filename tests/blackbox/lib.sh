@@ -43,7 +43,8 @@ if vg_on; then
 	# Everything is slower under memcheck: start-up alone takes about a second.
 	T_OP=$((T_OP * 3))
 	PROCTORD_REAL=$PROCTORD
-	mkdir "$T/vg"
+	# Some suites start proctord as nobody: its log goes here too.
+	mkdir -m 1777 "$T/vg"
 	cat >"$T/proctord" <<-EOF
 	#!/bin/sh
 	exec valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect \\
