@@ -24,9 +24,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/file.h>
-#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -757,17 +757,20 @@ static void cg_open_readers(struct cgroup *cg)
 		cg->peak_fd = cg_open_ro(h->fd, h->version == 2 ? "memory.peak"
 								: "memory.max_usage_in_bytes");
 		cg->oom_fd = cg_open_ro(h->fd, h->version == 2 ? "memory.events" : "memory.oom_control");
-		if (h->version == 2) {
-			/* memory.events is modified (inotify) when it changes. */
-			cg->oom_watch_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-			if (cg->oom_watch_fd >= 0) {
-				char path[4096];
+		if (h->version == 2 && cg->oom_fd >= 0) {
+			/* memory.events raises POLLPRI when it changes, until
+			 * it is read again; libev watches no POLLPRI, so a
+			 * small epoll set of its own holds it, and that set is
+			 * readable while the event is pending. Not inotify: a
+			 * user has 128 instances by default, and the status
+			 * FIFO already takes one per proctord. */
+			struct epoll_event ev = {.events = EPOLLPRI};
 
-				snprintf(path, sizeof path, "%s/memory.events", h->path);
-				if (inotify_add_watch(cg->oom_watch_fd, path, IN_MODIFY) < 0) {
-					close(cg->oom_watch_fd);
-					cg->oom_watch_fd = -1;
-				}
+			cg->oom_watch_fd = epoll_create1(EPOLL_CLOEXEC);
+			if (cg->oom_watch_fd >= 0 &&
+			    epoll_ctl(cg->oom_watch_fd, EPOLL_CTL_ADD, cg->oom_fd, &ev) < 0) {
+				close(cg->oom_watch_fd);
+				cg->oom_watch_fd = -1;
 			}
 		} else if (cg->oom_fd >= 0) {
 			/* v1: an eventfd signalled when the cgroup is out of memory. */
@@ -1047,13 +1050,15 @@ int cgroup_peak(struct cgroup *cg, uint64_t *peak)
 
 int cgroup_oom_kills(struct cgroup *cg, uint64_t *n)
 {
+	/* Reading memory.events (v2) clears its POLLPRI: the watch's epoll
+	 * set is not readable any more. */
 	if (cg_read_keyed(cg->oom_fd, "oom_kill", n) < 0)
 		return -1;
-	if (cg->oom_watch_fd >= 0) {
-		/* Drain the notification that may have woken the caller. */
-		char buf[4096];
+	if (cg->oom_watch_fd >= 0 && cg->h[cg->role[CG_ROLE_MEMORY]].version == 1) {
+		/* Drain the v1 eventfd that may have woken the caller. */
+		uint64_t count;
 
-		while (read(cg->oom_watch_fd, buf, sizeof buf) > 0)
+		while (read(cg->oom_watch_fd, &count, sizeof count) > 0)
 			;
 	}
 	cg->oom_kills = *n;

@@ -391,6 +391,13 @@ int fifo_open(struct fifo *f, struct ev_loop *loop, int dirfd, const char *dirpa
 		goto error;
 	xasprintf(&f->status_path, "%s/status", dirpath);
 	f->ino_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (f->ino_fd < 0 && errno == EMFILE) {
+		/* The per-user limit, not this process's descriptors. */
+		snprintf(err, errlen,
+			 "inotify: this user has no inotify instance left (each proctord takes "
+			 "one; raise fs.inotify.max_user_instances, 128 by default)");
+		goto error;
+	}
 	if (f->ino_fd < 0 ||
 	    inotify_add_watch(f->ino_fd, f->status_path, IN_CLOSE_NOWRITE) < 0) {
 		snprintf(err, errlen, "inotify on %s: %s", f->status_path, strerror(errno));

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/msg.h>
 #include <sys/personality.h>
@@ -31,7 +32,8 @@ static int usage(void)
 		"       probe connect PORT | listen PORTFILE | ifaces\n"
 		"       probe msgq-create KEY | msgq-find KEY | msgq-remove KEY\n"
 		"       probe kill PID | open PATH | ids | session | tiocsti\n"
-		"       probe write N | close-stdout MS\n");
+		"       probe write N | close-stdout MS\n"
+		"       probe inotify-hog COMMAND [ARG...]\n");
 	return 2;
 }
 
@@ -211,6 +213,18 @@ int main(int argc, char **argv)
 		char c = '\n';
 
 		return said("TIOCSTI", ioctl(0, TIOCSTI, &c));
+	}
+	if (strcmp(argv[1], "inotify-hog") == 0 && argc >= 3) {
+		/* Take every inotify instance this user may have (the
+		 * descriptors survive exec), then become COMMAND. */
+		int n = 0;
+
+		while (inotify_init1(0) >= 0)
+			n++;
+		fprintf(stderr, "probe: took %d inotify instances: %s\n", n, strerrorname_np(errno));
+		execvp(argv[2], argv + 2);
+		perror(argv[2]);
+		return 127;
 	}
 	if (strcmp(argv[1], "write") == 0 && argc == 3)
 		return probe_write(atol(argv[2]));
