@@ -58,7 +58,10 @@ void ptimer_stop(struct ptimer *t)
 {
 	struct itimerspec its;
 
-	if (t->fd < 0)
+	/* Not armed: never set, or it fired and its expiry was read (one-shot:
+	 * nothing is left to disarm). A wait stops the FIFO's retry timer
+	 * whether or not it was set; this saves it a system call. */
+	if (t->fd < 0 || !t->armed)
 		return;
 	memset(&its, 0, sizeof its);
 	timerfd_settime(t->fd, 0, &its, NULL);
