@@ -143,9 +143,12 @@ check_eq "...the last of them the final one" "killed terminate" "$last"
 sb="$T/orphan0"
 pd_start --dir "$sb" -- sleep 100
 timeout "$T_OP" bash -c 'echo 1 > "$1/wait"' _ "$sb"
-sleep 1.3
+# Between FIFO_STALE_US (1 s: the orphan's answer is stale) and
+# FIFO_READER_TIMEOUT (2 s: it would be dropped anyway), half a second from
+# each: 1.3 s failed once on a loaded machine.
+sleep 1.5
 wait0 "$sb"
-check_eq "a terminating wait 1.3 s after a vanished client's request gets the final answer" \
+check_eq "a terminating wait 1.5 s after a vanished client's request gets the final answer" \
 	"killed terminate" "$ANS_HEAD" || ans_diag
 
 done_testing
