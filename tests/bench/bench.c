@@ -134,6 +134,9 @@ static struct verdict bench_verdicts[24];
 static size_t bench_nverdicts;
 static unsigned bench_seq;
 static char bench_load_start[64], bench_load_end[64];
+static char bench_cgroups[512];
+// --cgroup MODE: given to every proctord (and proctor run); NULL: its default.
+static const char *bench_cgroup;
 
 static struct samples plot_bare = {.label = "bare FIFO echo server, C client"};
 static struct samples plot_pdl = {.label = "proctord, C client"};
@@ -560,6 +563,10 @@ static int daemon_start(const struct bench_opts *o, struct box *b, const char *c
 	argv[argc++] = "--daemonize";
 	argv[argc++] = "--dir";
 	argv[argc++] = dir;
+	if (bench_cgroup) {
+		argv[argc++] = "--cgroup";
+		argv[argc++] = bench_cgroup;
+	}
 	for (; limits && *limits && argc < 24; limits++)
 		argv[argc++] = *limits;
 	argv[argc++] = "--";
@@ -1081,7 +1088,8 @@ static int start_one(const struct bench_opts *o, bool with_proctord, uint64_t *n
 {
 	char dir[PATH_MAX], log[PATH_MAX];
 	const char *bare[] = {o->stamp, NULL};
-	const char *pd[] = {o->proctord, "--dir", dir, "--", o->stamp, NULL};
+	const char *pd[] = {o->proctord, "--dir", dir, "--cgroup", bench_cgroup ? bench_cgroup : "auto",
+			    "--", o->stamp, NULL};
 	uint64_t t0, stamp, cpu;
 	const char *status = "";
 	struct box b;
@@ -1133,7 +1141,8 @@ static int start_one(const struct bench_opts *o, bool with_proctord, uint64_t *n
 static int run_one(const struct bench_opts *o, bool with_proctor, uint64_t *ns)
 {
 	const char *bare[] = {o->true_prog, NULL};
-	const char *run[] = {o->proctor, "run", "--", o->true_prog, NULL};
+	const char *run[] = {o->proctor, "run", "--cgroup", bench_cgroup ? bench_cgroup : "auto",
+			     "--", o->true_prog, NULL};
 	char log[PATH_MAX];
 	uint64_t t0 = now_ns();
 	pid_t pid;
@@ -1905,6 +1914,42 @@ static void machine_describe(char *buf, size_t size)
 		 model, sysconf(_SC_NPROCESSORS_ONLN), (double)mem_kib / 1048576.0);
 }
 
+// What serves proctord's CPU figure and its tree kill on this machine, from
+// its --check ("cgroup2 cpu.stat usage_usec" or the /proc fallback): the
+// wait and the start cost differ with cgroups, so the table says which ran.
+static void cgroups_describe(const char *proctord, char *buf, size_t size)
+{
+	char cmd[4200], line[4200], cpu[200] = "", kill_src[200] = "";
+	FILE *p;
+
+	snprintf(buf, size, "unknown (proctord --check failed)");
+	snprintf(cmd, sizeof(cmd), "'%s' --check --cgroup %s 2>/dev/null", proctord,
+		 bench_cgroup ? bench_cgroup : "auto");
+	p = popen(cmd, "re");
+	if (!p)
+		return;
+	while (fgets(line, sizeof(line), p)) {
+		char *dst = NULL, *v;
+
+		if (strncmp(line, "cpu ", 4) == 0)
+			dst = cpu;
+		else if (strncmp(line, "tree kill ", 10) == 0)
+			dst = kill_src;
+		if (!dst)
+			continue;
+		v = line + (dst == cpu ? 4 : 10);
+		v += strspn(v, " ");
+		// The source without the cgroup's path, which names a pid.
+		snprintf(dst, 200, "%.*s", (int)strcspn(v, "(\n"), v);
+		for (size_t n = strlen(dst); n > 0 && dst[n - 1] == ' '; n--)
+			dst[n - 1] = '\0';
+	}
+	pclose(p);
+	if (cpu[0])
+		snprintf(buf, size, "CPU from %s, tree kill by %s", cpu,
+			 kill_src[0] ? kill_src : "unknown");
+}
+
 // The 1, 5 and 15 minute load averages: a shared machine shows here.
 static void load_read(char *buf, size_t size)
 {
@@ -1930,6 +1975,7 @@ static void table_print(const struct bench_opts *o, const char *machine)
 	printf("\nproctor benchmark: %s\n", o->proctord);
 	printf("machine: %s; load average %s at the start, %s at the end\n", machine,
 	       bench_load_start, bench_load_end);
+	printf("proctord's figures (its --check): %s\n", bench_cgroups);
 	printf("client and bare FIFO server at nice %d, proctord at -10 where it may; ",
 	       bench_niced ? -10 : bench_nice);
 	printf("daemon CPU from /proc/PID/%s; %ld waits after %ld warm-up, %ld shell waits, %ld "
@@ -1990,6 +2036,8 @@ static void json_write(const char *path, const char *machine)
 	json_str(f, bench_load_start);
 	fprintf(f, ",\n  \"load_end\": ");
 	json_str(f, bench_load_end);
+	fprintf(f, ",\n  \"cgroups\": ");
+	json_str(f, bench_cgroups);
 	fprintf(f, ",\n  \"rows\": [\n");
 	for (size_t i = 0; i < bench_nrows; i++) {
 		const struct row *r = &bench_rows[i];
@@ -2202,6 +2250,7 @@ static void usage(FILE *f)
 	    "usage: bench [--proctord PATH] [--proctor PATH] [--phases LIST] [-n WAITS]\n"
 	    "             [--warmup N] [--shell-waits N] [--starts N] [--runs N] [--idle SECONDS]\n"
 	    "             [--density N] [--density-time SECONDS] [--json FILE] [--plot FILE.svg]\n"
+	    "             [--cgroup auto|v2|v1|none]\n"
 	    "Prints proctord's wait latency (C client and shell), start-up, limit overshoot,\n"
 	    "section error, idle cost, memory and density, each next to a reference measured\n"
 	    "in the same run. Phases: latency, shell, start, cpu, wall, sections, idle,\n"
@@ -2227,6 +2276,7 @@ static void opts_parse(int argc, char **argv, struct bench_opts *o)
 	    {"density-time", required_argument, NULL, 'D'},
 	    {"json", required_argument, NULL, 'j'},
 	    {"plot", required_argument, NULL, 'g'},
+	    {"cgroup", required_argument, NULL, 'c'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -2296,6 +2346,15 @@ static void opts_parse(int argc, char **argv, struct bench_opts *o)
 			break;
 		case 'g':
 			o->plot = optarg;
+			break;
+		case 'c':
+			if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "v2") != 0 &&
+			    strcmp(optarg, "v1") != 0 && strcmp(optarg, "none") != 0) {
+				fprintf(stderr, "bench: --cgroup: auto, v2, v1 or none, not %s\n",
+					optarg);
+				exit(2);
+			}
+			bench_cgroup = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -2439,6 +2498,7 @@ int main(int argc, char **argv)
 		phase_failed("stopping fifo-echo");
 	children_kill();
 	load_read(bench_load_end, sizeof(bench_load_end));
+	cgroups_describe(o.proctord, bench_cgroups, sizeof(bench_cgroups));
 
 	table_print(&o, machine);
 	if (o.json)

@@ -58,6 +58,8 @@ def main(paths):
     print()
     print(f"{runs[0]['machine']}; load average at the start of each run: "
           + ", ".join(r["load_start"] for r in runs) + ".")
+    if runs[0].get("cgroups"):
+        print(f"proctord's figures: {runs[0]['cgroups']}.")
 
 
 if __name__ == "__main__":
