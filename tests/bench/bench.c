@@ -1919,16 +1919,34 @@ static void machine_describe(char *buf, size_t size)
 // wait and the start cost differ with cgroups, so the table says which ran.
 static void cgroups_describe(const char *proctord, char *buf, size_t size)
 {
-	char cmd[4200], line[4200], cpu[200] = "", kill_src[200] = "";
-	FILE *p;
+	const char *mode = bench_cgroup ? bench_cgroup : "auto";
+	char line[4200], cpu[200] = "", kill_src[200] = "";
+	int p[2], st;
+	pid_t pid;
+	FILE *f;
 
 	snprintf(buf, size, "unknown (proctord --check failed)");
-	snprintf(cmd, sizeof(cmd), "'%s' --check --cgroup %s 2>/dev/null", proctord,
-		 bench_cgroup ? bench_cgroup : "auto");
-	p = popen(cmd, "re");
-	if (!p)
+	if (pipe2(p, O_CLOEXEC) < 0)
 		return;
-	while (fgets(line, sizeof(line), p)) {
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(p[1], 1);
+		if (null >= 0)
+			dup2(null, 2);
+		execl(proctord, proctord, "--check", "--cgroup", mode, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	f = pid > 0 ? fdopen(p[0], "r") : NULL;
+	if (!f) {
+		close(p[0]);
+		if (pid > 0)
+			waitpid(pid, &st, 0);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
 		char *dst = NULL, *v;
 
 		if (strncmp(line, "cpu ", 4) == 0)
@@ -1944,7 +1962,8 @@ static void cgroups_describe(const char *proctord, char *buf, size_t size)
 		for (size_t n = strlen(dst); n > 0 && dst[n - 1] == ' '; n--)
 			dst[n - 1] = '\0';
 	}
-	pclose(p);
+	fclose(f);
+	waitpid(pid, &st, 0);
 	if (cpu[0])
 		snprintf(buf, size, "CPU from %s, tree kill by %s", cpu,
 			 kill_src[0] ? kill_src : "unknown");
