@@ -392,7 +392,8 @@ int fifo_open(struct fifo *f, struct ev_loop *loop, int dirfd, const char *dirpa
 	xasprintf(&f->status_path, "%s/status", dirpath);
 	f->ino_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (f->ino_fd < 0 && errno == EMFILE) {
-		/* The per-user limit, not this process's descriptors. */
+		/* EMFILE is also a full descriptor table, but proctord has a
+		 * handful open here: it is the per-user limit. */
 		snprintf(err, errlen,
 			 "inotify: this user has no inotify instance left (each proctord takes "
 			 "one; raise fs.inotify.max_user_instances, 128 by default)");
