@@ -7,15 +7,6 @@
 export PROCTORD
 
 P="$PROGS/probe"
-run_seq=0
-# run_to_end ARGS...: start proctord with ARGS, poll until the program has
-# ended, then send the terminating wait; ANS_* hold the final answer.
-run_to_end() {
-	RUN_DIR="$T/run.$((++run_seq))"
-	pd_start --dir "$RUN_DIR" "$@" || return 1
-	pd_poll "$RUN_DIR" 5
-	wait0 "$RUN_DIR"
-}
 get() { "$PROGS/jsonget" "$1" "$2" 2>&1; }
 
 root=0

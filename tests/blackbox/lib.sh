@@ -220,6 +220,17 @@ pd_poll() {
 	return "$WAIT_RC"
 }
 
+# run_to_end ARGS...: start proctord with ARGS in a new directory (RUN_DIR),
+# poll until the program has ended, then send the terminating wait; ANS_*
+# hold the final answer.
+run_seq=0
+run_to_end() {
+	RUN_DIR="$T/run.$((++run_seq))"
+	pd_start --dir "$RUN_DIR" "$@" || return 1
+	pd_poll "$RUN_DIR" 5
+	wait0 "$RUN_DIR"
+}
+
 # resync DIR: get back in step after orphaned requests. An invalid request is
 # answered with head "invalid", so reading until that answer (at most 12 reads)
 # drains answers that were meant for clients that never read them; each of

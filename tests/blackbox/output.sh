@@ -7,15 +7,6 @@
 export PROCTORD
 
 MiB=1048576
-run_seq=0
-# run_to_end ARGS...: start proctord with ARGS, poll until the program has
-# ended, then send the terminating wait; ANS_* hold the final answer.
-run_to_end() {
-	RUN_DIR="$T/run.$((++run_seq))"
-	pd_start --dir "$RUN_DIR" "$@" || return 1
-	pd_poll "$RUN_DIR" 5
-	wait0 "$RUN_DIR"
-}
 size() { stat -c %s "$1" 2>/dev/null || echo missing; }
 get() { "$PROGS/jsonget" "$1" "$2" 2>&1; }
 vmrss_kib() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$1/status"; }

@@ -4,16 +4,6 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
 
-# run_to_end ARGS...: start proctord with ARGS, poll until the program has
-# ended, then send the terminating wait; ANS_* hold the final answer.
-run_to_end() {
-	local sb="$T/run.$((++run_seq))"
-	pd_start --dir "$sb" "$@" || return 1
-	pd_poll "$sb" 5
-	wait0 "$sb"
-}
-run_seq=0
-
 # Environment: inherited by default, set and overridden in order, passed by
 # name, or started empty.
 export PROCTOR_BB_INHERITED=yes
