@@ -6,6 +6,7 @@
 // line accept exactly the same text.
 #include <errno.h>
 #include <ini.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -181,6 +182,30 @@ static const char *config_check_id(enum config_type type, const char *v)
 	return getgrnam(v) ? NULL : "no such group (give a name from the group database, or a gid)";
 }
 
+/* Limits at which the program cannot even start, or dies at once: 0 is
+ * refused there, since people who mean "no limit" write it (as isolate and
+ * docker take it). 0 is kept where it makes sense: grace (kill at once on a
+ * terminating wait), fsize (no file may be written), output_limit (no
+ * output allowed), nofile (no descriptor beyond those inherited). */
+static const char *const config_nonzero[] = {
+	"cpu_time", "wall_time", "memory_max", "memory_high", "address_space", "stack", "pids",
+	NULL,
+};
+
+/* Sizes that isolate counts in KiB: a bare number copied from an isolate
+ * command line is 1024 times too small here. */
+static const char *const config_kib_in_isolate[] = {
+	"memory_max", "memory_high", "address_space", "stack", "fsize", NULL,
+};
+
+static int config_in(const char *const *names, const char *name)
+{
+	for (size_t i = 0; names[i]; i++)
+		if (strcmp(names[i], name) == 0)
+			return 1;
+	return 0;
+}
+
 const char *config_set(struct config *c, const struct config_key *k, const char *value,
 		       const struct config_source *src)
 {
@@ -246,6 +271,9 @@ const char *config_set(struct config *c, const struct config_key *k, const char 
 	}
 	if (err)
 		return err;
+	if (v == 0 && config_in(config_nonzero, k->name))
+		return "must be above 0 (0 would stop the program at once; for no limit, give "
+		       "\"unlimited\")";
 	if (k->type == CONFIG_DURATION || k->type == CONFIG_SIZE || k->type == CONFIG_COUNT ||
 	    k->type == CONFIG_CPUS)
 		*config_u64(c, k) = v;
@@ -363,6 +391,24 @@ int config_validate(const struct config *c, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
+}
+
+int config_warning(const struct config *c, const struct config_key *k, char *buf, size_t len)
+{
+	char src[320];
+	uint64_t v;
+
+	if (k->type != CONFIG_SIZE || !config_in(config_kib_in_isolate, k->name))
+		return 0;
+	v = *config_cu64(c, k);
+	if (v == 0 || v >= 1024 * 1024 || v == UNITS_UNLIMITED)
+		return 0;
+	config_source_text(&c->source[config_key_index(k)], src, sizeof src);
+	snprintf(buf, len,
+		 "%s = %" PRIu64 " bytes (%s) is below 1 MiB: a bare size counts bytes, not "
+		 "KiB as in isolate; did you mean %" PRIu64 "KiB?",
+		 k->name, v, src, v);
+	return 1;
 }
 
 /* --- the file --- */

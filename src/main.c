@@ -145,7 +145,9 @@ static void usage(FILE *out)
 		"\n"
 		"DURATION: a number with us, ms, s, m or h (seconds when bare), e.g. 1.5s.\n"
 		"SIZE: a number with B, K, M, G, T (binary), KiB..TiB or KB..TB, e.g. 256MiB.\n"
-		"Limits accept \"unlimited\".\n"
+		"Limits accept \"unlimited\"; 0 is refused where it would stop the program\n"
+		"at once. A bare size is bytes (isolate counts KiB): a memory, stack or\n"
+		"file size below 1MiB is a warning.\n"
 		"\n"
 		"Exit status: 0 once the terminating wait has been answered (--check: all\n"
 		"asked for can be honoured); 1 internal error; 2 usage or configuration\n"
@@ -631,6 +633,11 @@ int main(int argc, char **argv)
 	log_init("proctord");
 	ensure_stdio();
 	parse_options(argc, argv, &o);
+	/* Accepted, but most likely a mistake: said once, before anything runs
+	 * (on stderr, so that --check's table stays as it is). */
+	for (const struct config_key *k = config_keys; k->name; k++)
+		if (config_warning(&o.cfg, k, err, sizeof err))
+			log_warnx("warning: %s", err);
 	memset(&filter, 0, sizeof filter);
 	in_fd = out_fd = err_fd = -1;
 	if (!o.check) {
