@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: ISC
-# Each profile of contrib/proctor.conf runs a multithreaded program of its language.
+# Each profile of contrib/proctor.conf runs a multithreaded program of its language; --check lines up with a long path.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
 
@@ -86,5 +86,32 @@ for p in $profiles; do
 		;;
 	esac
 done
+
+# --check with a config path longer than its column: every column still
+# starts where its heading does (a cell too long ends its line).
+long="$T/a-directory-with-a-rather-long-name/and-another-one-below-it/for-the-check"
+mkdir -p "$long"
+cp "$conf" "$long/proctor.conf"
+# col LINE TEXT: the column where TEXT starts in LINE.
+col() { local pre=${1%%"$2"*}; echo "${#pre}"; }
+for p in c java; do
+	out=$(timeout "$T_OP" "$PROCTORD" --check --config "$long/proctor.conf" --profile "$p" 2>/dev/null)
+	header=$(grep -m 1 '^key ' <<<"$out")
+	from=$(col "$header" from)
+	by=$(col "$header" "enforced by")
+	row=$(grep -m 1 -A 1 '^cpu_time ' <<<"$out")
+	check_eq "--check [$p], long path: cpu_time's source starts under \"from\"" "$from" \
+		"$(col "$(head -n 1 <<<"$row")" "$long")" || diag "$out"
+	line=$(grep 'deadline timer' <<<"$row")
+	check_eq "...and what enforces it under \"enforced by\"" "$by" "$(col "$line" 'deadline timer')" ||
+		diag "$out"
+	line=$(grep -m 1 '^memory_high ' <<<"$out")
+	check_eq "...a default's source under \"from\"" "$from" "$(col "$line" default)"
+	check_eq "...and its \"-\" under \"enforced by\"" "$by" "$(($(col "$line" ' -') + 1))" || diag "$out"
+done
+# A short path keeps the table as it was.
+out=$(timeout "$T_OP" "$PROCTORD" --check --cpu-time 1s 2>/dev/null)
+check_re "--check with short values keeps its fixed columns" \
+	$'\ncpu_time       1.000s       command line                     deadline timer' "$out"
 
 done_testing
