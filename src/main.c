@@ -60,6 +60,8 @@ enum {
 	OPT_DAEMONIZE,
 };
 
+/* The bash completion (contrib/completion) reads the options from this text:
+ * an option line is "  --name ARG  text", ARG in capitals when it takes one. */
 static void usage(FILE *out)
 {
 	fprintf(out,
