@@ -401,7 +401,7 @@ int config_warning(const struct config *c, const struct config_key *k, char *buf
 	if (k->type != CONFIG_SIZE || !config_in(config_kib_in_isolate, k->name))
 		return 0;
 	v = *config_cu64(c, k);
-	if (v == 0 || v >= 1024 * 1024 || v == UNITS_UNLIMITED)
+	if (v == 0 || v >= (uint64_t)1 << 20 || v == UNITS_UNLIMITED)
 		return 0;
 	config_source_text(&c->source[config_key_index(k)], src, sizeof src);
 	snprintf(buf, len,

@@ -2,6 +2,7 @@
 // Starts N std::threads (8 by default) that each add up a range, joins them, prints "N threads: SUM".
 #include <cstdio>
 #include <cstdlib>
+#include <numeric>
 #include <thread>
 #include <vector>
 
@@ -10,7 +11,6 @@ int main(int argc, char **argv)
 	int n = argc > 1 ? std::atoi(argv[1]) : 8;
 	std::vector<long> part(static_cast<size_t>(n), 0);
 	std::vector<std::thread> threads;
-	long sum = 0;
 
 	for (int i = 0; i < n; i++)
 		threads.emplace_back([&part, i] {
@@ -19,8 +19,6 @@ int main(int argc, char **argv)
 		});
 	for (auto &t : threads)
 		t.join();
-	for (long p : part)
-		sum += p;
-	std::printf("%d threads: %ld\n", n, sum);
+	std::printf("%d threads: %ld\n", n, std::accumulate(part.begin(), part.end(), 0L));
 	return 0;
 }
