@@ -66,8 +66,10 @@ have_dep() {
 }
 
 # What the test mode needs beyond the build: clang and its libFuzzer runtime
-# for the fuzz targets, valgrind, and the two static analysers.
-test_deps="clang libclang-rt-14-dev valgrind cppcheck clang-tidy"
+# for the fuzz targets, valgrind, the two static analysers, and
+# bash-completion (tests/blackbox/completion.sh runs the completion under
+# it, and meson installs it where its pkg-config file says).
+test_deps="clang libclang-rt-14-dev valgrind cppcheck clang-tidy bash-completion"
 
 install_deps() {
   deps="build-essential meson ninja-build pkg-config libev-dev libbsd-dev libinih-dev libjansson-dev libseccomp-dev libcmocka-dev scdoc python3 util-linux procps"

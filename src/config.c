@@ -6,6 +6,7 @@
 // line accept exactly the same text.
 #include <errno.h>
 #include <ini.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -181,6 +182,30 @@ static const char *config_check_id(enum config_type type, const char *v)
 	return getgrnam(v) ? NULL : "no such group (give a name from the group database, or a gid)";
 }
 
+/* Limits at which the program cannot even start, or dies at once: 0 is
+ * refused there, since people who mean "no limit" write it (as isolate and
+ * docker take it). 0 is kept where it makes sense: grace (kill at once on a
+ * terminating wait), fsize (no file may be written), output_limit (no
+ * output allowed), nofile (no descriptor beyond those inherited). */
+static const char *const config_nonzero[] = {
+	"cpu_time", "wall_time", "memory_max", "memory_high", "address_space", "stack", "pids",
+	NULL,
+};
+
+/* Sizes that isolate counts in KiB: a bare number copied from an isolate
+ * command line is 1024 times too small here. */
+static const char *const config_kib_in_isolate[] = {
+	"memory_max", "memory_high", "address_space", "stack", "fsize", NULL,
+};
+
+static int config_in(const char *const *names, const char *name)
+{
+	for (size_t i = 0; names[i]; i++)
+		if (strcmp(names[i], name) == 0)
+			return 1;
+	return 0;
+}
+
 const char *config_set(struct config *c, const struct config_key *k, const char *value,
 		       const struct config_source *src)
 {
@@ -246,6 +271,9 @@ const char *config_set(struct config *c, const struct config_key *k, const char 
 	}
 	if (err)
 		return err;
+	if (v == 0 && config_in(config_nonzero, k->name))
+		return "must be above 0 (0 would stop the program at once; for no limit, give "
+		       "\"unlimited\")";
 	if (k->type == CONFIG_DURATION || k->type == CONFIG_SIZE || k->type == CONFIG_COUNT ||
 	    k->type == CONFIG_CPUS)
 		*config_u64(c, k) = v;
@@ -363,6 +391,24 @@ int config_validate(const struct config *c, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
+}
+
+int config_warning(const struct config *c, const struct config_key *k, char *buf, size_t len)
+{
+	char src[320];
+	uint64_t v;
+
+	if (k->type != CONFIG_SIZE || !config_in(config_kib_in_isolate, k->name))
+		return 0;
+	v = *config_cu64(c, k);
+	if (v == 0 || v >= (uint64_t)1 << 20 || v == UNITS_UNLIMITED)
+		return 0;
+	config_source_text(&c->source[config_key_index(k)], src, sizeof src);
+	snprintf(buf, len,
+		 "%s = %" PRIu64 " bytes (%s) is below 1 MiB: a bare size counts bytes, not "
+		 "KiB as in isolate; did you mean %" PRIu64 "KiB?",
+		 k->name, v, src, v);
+	return 1;
 }
 
 /* --- the file --- */
@@ -638,24 +684,87 @@ fail:
 	return -1;
 }
 
+/* Whether --check shows key k: limits always, other keys when given. */
+static int config_check_shows(const struct config *c, const struct config_key *k)
+{
+	return k->mechanism || k->needs_cgroups || config_is_set(c, k);
+}
+
+/* One cell of the --check table and the space up to the next column, which
+ * starts at column next: a cell too long for its column ends its line, and
+ * the next cell starts at its column on the line below. */
+static void config_check_cell(FILE *out, const char *cell, size_t *col, size_t next)
+{
+	size_t n = strlen(cell);
+
+	fputs(cell, out);
+	*col += n;
+	if (*col >= next) {
+		fputc('\n', out);
+		*col = 0;
+	}
+	for (; *col < next; (*col)++)
+		fputc(' ', out);
+}
+
+/* Column widths: the longest value and source, from the old fixed widths up
+ * to a cap past which a cell wraps (a long config path must not push the
+ * last column out of line). */
+#define CHECK_KEY_W 14
+#define CHECK_VALUE_W 12
+#define CHECK_VALUE_CAP 24
+#define CHECK_FROM_W 32
+#define CHECK_FROM_CAP 60
+
+static void config_check_widths(const struct config *c, size_t *wv, size_t *wf)
+{
+	*wv = CHECK_VALUE_W;
+	*wf = CHECK_FROM_W;
+	for (const struct config_key *k = config_keys; k->name; k++) {
+		char v[512], src[320];
+		size_t n;
+
+		if (!config_check_shows(c, k))
+			continue;
+		config_format(c, k, v, sizeof v);
+		config_source_text(&c->source[config_key_index(k)], src, sizeof src);
+		n = strlen(v);
+		if (n > *wv && n <= CHECK_VALUE_CAP)
+			*wv = n;
+		n = strlen(src);
+		if (n > *wf && n <= CHECK_FROM_CAP)
+			*wf = n;
+	}
+}
+
 void config_print_check(const struct config *c, FILE *out,
 			void (*mechanism)(void *ctx, const struct config_key *k, char *buf, size_t len),
 			void *ctx)
 {
-	fprintf(out, "%-14s %-12s %-32s %s\n", "key", "value", "from", "enforced by");
+	size_t wv, wf, col;
+
+	config_check_widths(c, &wv, &wf);
+	col = 0;
+	config_check_cell(out, "key", &col, CHECK_KEY_W + 1);
+	config_check_cell(out, "value", &col, CHECK_KEY_W + 1 + wv + 1);
+	config_check_cell(out, "from", &col, CHECK_KEY_W + 1 + wv + 1 + wf + 1);
+	fprintf(out, "enforced by\n");
 	for (const struct config_key *k = config_keys; k->name; k++) {
 		char v[512], src[320], m[512];
 		const char *how;
 
-		/* Limits always; other keys when they were given. */
-		if (!k->mechanism && !k->needs_cgroups && !config_is_set(c, k))
+		if (!config_check_shows(c, k))
 			continue;
 		config_format(c, k, v, sizeof v);
 		config_source_text(&c->source[config_key_index(k)], src, sizeof src);
+		col = 0;
+		config_check_cell(out, k->name, &col, CHECK_KEY_W + 1);
+		config_check_cell(out, v, &col, CHECK_KEY_W + 1 + wv + 1);
 		if (!k->mechanism && !k->needs_cgroups) {
-			fprintf(out, "%-14s %-12s %s\n", k->name, v, src);
+			fprintf(out, "%s\n", src);
 			continue;
 		}
+		config_check_cell(out, src, &col, CHECK_KEY_W + 1 + wv + 1 + wf + 1);
 		how = "-";
 		if (k->needs_cgroups && config_is_set(c, k)) {
 			mechanism(ctx, k, m, sizeof m);
@@ -663,6 +772,6 @@ void config_print_check(const struct config *c, FILE *out,
 		} else if (k->mechanism && (config_is_set(c, k) || strcmp(k->name, "grace") == 0)) {
 			how = k->mechanism;
 		}
-		fprintf(out, "%-14s %-12s %-32s %s\n", k->name, v, src, how);
+		fprintf(out, "%s\n", how);
 	}
 }

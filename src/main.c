@@ -60,6 +60,8 @@ enum {
 	OPT_DAEMONIZE,
 };
 
+/* The bash completion (contrib/completion) reads the options from this text:
+ * an option line is "  --name ARG  text", ARG in capitals when it takes one. */
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -96,7 +98,9 @@ static void usage(FILE *out)
 		"  --address-space SIZE address space per process (RLIMIT_AS)\n"
 		"  --fsize SIZE         size of any file written, per process (RLIMIT_FSIZE)\n"
 		"  --nofile N           open descriptors per process (soft = hard)\n"
-		"  --stack SIZE         stack size per process (RLIMIT_STACK)\n"
+		"  --stack SIZE         stack size per process (RLIMIT_STACK), and what\n"
+		"                       glibc reserves for each thread: it counts in\n"
+		"                       --address-space, not in --memory-max\n"
 		"  --output-limit SIZE  bytes written to stdout and stderr together: they\n"
 		"                       pass through pipes proctord drains; at the limit the\n"
 		"                       tree is killed (killed output), the bytes up to it\n"
@@ -145,7 +149,9 @@ static void usage(FILE *out)
 		"\n"
 		"DURATION: a number with us, ms, s, m or h (seconds when bare), e.g. 1.5s.\n"
 		"SIZE: a number with B, K, M, G, T (binary), KiB..TiB or KB..TB, e.g. 256MiB.\n"
-		"Limits accept \"unlimited\".\n"
+		"Limits accept \"unlimited\"; 0 is refused where it would stop the program\n"
+		"at once. A bare size is bytes (isolate counts KiB): a memory, stack or\n"
+		"file size below 1MiB is a warning.\n"
 		"\n"
 		"Exit status: 0 once the terminating wait has been answered (--check: all\n"
 		"asked for can be honoured); 1 internal error; 2 usage or configuration\n"
@@ -631,6 +637,11 @@ int main(int argc, char **argv)
 	log_init("proctord");
 	ensure_stdio();
 	parse_options(argc, argv, &o);
+	/* Accepted, but most likely a mistake: said once, before anything runs
+	 * (on stderr, so that --check's table stays as it is). */
+	for (const struct config_key *k = config_keys; k->name; k++)
+		if (config_warning(&o.cfg, k, err, sizeof err))
+			log_warnx("warning: %s", err);
 	memset(&filter, 0, sizeof filter);
 	in_fd = out_fd = err_fd = -1;
 	if (!o.check) {

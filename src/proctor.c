@@ -35,6 +35,8 @@ static void sleep_us(uint64_t us)
 	nanosleep(&ts, NULL);
 }
 
+/* The bash completion (contrib/completion) reads the commands and their
+ * options from this text: "proctor CMD [--name ARG] ..." lines. */
 static void usage(FILE *out)
 {
 	fprintf(out,

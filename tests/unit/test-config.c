@@ -272,6 +272,53 @@ static void memory_high_above_memory_max_is_refused(void **state)
 	config_free(&c);
 }
 
+static void zero_is_refused_where_it_would_kill_at_once(void **state)
+{
+	static const char *const refused[] = {"cpu_time", "wall_time", "memory_max",
+					      "memory_high", "address_space", "stack", "pids"};
+	static const char *const kept[] = {"grace", "fsize", "output_limit", "nofile"};
+	struct config c;
+
+	config_init(&c);
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		const char *err = config_set(&c, config_key_find(refused[i]), "0", NULL);
+
+		assert_non_null(err);
+		assert_non_null(strstr(err, "\"unlimited\""));
+	}
+	assert_non_null(config_set(&c, config_key_find("wall_time"), "0ms", NULL));
+	for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++)
+		assert_null(config_set(&c, config_key_find(kept[i]), "0", NULL));
+	config_free(&c);
+	assert_non_null(
+		strstr(load(&c, "[c]\ncpu_time = 0\n", "c"), ":2: cpu_time = 0: must be above 0"));
+	config_free(&c);
+}
+
+static void a_memory_limit_below_1_mib_is_a_warning(void **state)
+{
+	struct config c;
+	char msg[512];
+
+	config_init(&c);
+	assert_null(config_set(&c, config_key_find("memory_max"), "262144", NULL));
+	assert_int_equal(config_warning(&c, config_key_find("memory_max"), msg, sizeof msg), 1);
+	assert_non_null(strstr(msg, "memory_max = 262144 bytes"));
+	assert_non_null(strstr(msg, "did you mean 262144KiB?"));
+	assert_null(strchr(msg, '\n'));
+	assert_null(config_set(&c, config_key_find("stack"), "1023K", NULL));
+	assert_int_equal(config_warning(&c, config_key_find("stack"), msg, sizeof msg), 1);
+	/* 1 MiB and more, unlimited, 0 (no file at all) and byte counts are fine. */
+	assert_null(config_set(&c, config_key_find("address_space"), "1MiB", NULL));
+	assert_int_equal(config_warning(&c, config_key_find("address_space"), msg, sizeof msg), 0);
+	assert_int_equal(config_warning(&c, config_key_find("memory_high"), msg, sizeof msg), 0);
+	assert_null(config_set(&c, config_key_find("fsize"), "0", NULL));
+	assert_int_equal(config_warning(&c, config_key_find("fsize"), msg, sizeof msg), 0);
+	assert_null(config_set(&c, config_key_find("output_limit"), "100", NULL));
+	assert_int_equal(config_warning(&c, config_key_find("output_limit"), msg, sizeof msg), 0);
+	config_free(&c);
+}
+
 static void values_format_back(void **state)
 {
 	struct config c;
@@ -321,6 +368,8 @@ int main(void)
 		cmocka_unit_test(a_missing_profile_lists_the_others),
 		cmocka_unit_test(syntax_and_structure_errors),
 		cmocka_unit_test(memory_high_above_memory_max_is_refused),
+		cmocka_unit_test(zero_is_refused_where_it_would_kill_at_once),
+		cmocka_unit_test(a_memory_limit_below_1_mib_is_a_warning),
 		cmocka_unit_test(values_format_back),
 		cmocka_unit_test(a_missing_file_is_an_error),
 	};

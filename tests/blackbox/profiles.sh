@@ -1,0 +1,123 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Each profile of contrib/proctor.conf runs a multithreaded program of its language; --check lines up with a long path.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/lib.sh"
+
+: "${PROCTOR:?set PROCTOR (e.g. PROCTOR=build/src/proctor)}"
+PROCTOR=$(realpath "$PROCTOR")
+src=$(realpath "$(dirname "$0")/../..")
+shipped="$src/contrib/proctor.conf"
+
+# The profiles run the program as nobody: it must reach what it runs.
+chmod 0711 "$T"
+conf="$T/proctor.conf"
+if [ "$(id -u)" -eq 0 ]; then
+	cp "$shipped" "$conf"
+else
+	# user, unshare_net and unshare_ipc need root; the rest is as shipped.
+	grep -vE '^(user|unshare_net|unshare_ipc) *=' "$shipped" >"$conf"
+	diag "not root: the profiles run without their user, unshare_net and unshare_ipc keys"
+fi
+
+# under PROFILE PROGRAM [ARGS...]: proctor run under the profile, stdout in
+# $T/PROFILE.out, stderr (proctord's and the verdict) in $T/PROFILE.err. The
+# wall time is raised: the machine may be loaded, and threads are the point.
+under() {
+	local p=$1
+	shift
+	timeout $((T_OP * 6)) "$PROCTOR" run --config "$conf" --profile "$p" --wall-time 60s -- "$@" \
+		>"$T/$p.out" 2>"$T/$p.err" </dev/null
+	RUN_RC=$?
+}
+
+# ran PROFILE EXPECTED_STDOUT DESCRIPTION: exit 0 with that output.
+ran() {
+	check_eq "$3" "0:$2" "$RUN_RC:$(cat "$T/$1.out")" || diag "stderr: $(cat "$T/$1.err")"
+}
+
+profiles=$(sed -n 's/^\[\([^]]*\)\]$/\1/p' "$shipped")
+check_eq "contrib/proctor.conf has the profiles this script knows" "c cpp java python" "$(echo $profiles)"
+
+for p in $profiles; do
+	if vg_on; then
+		# The rlimits (nofile) are set in the child before execve, where
+		# valgrind emulates RLIMIT_NOFILE; and it has no seccomp(2).
+		skip "[$p]: a multithreaded program under the profile" "under valgrind (rlimits, seccomp)"
+		continue
+	fi
+	case $p in
+	c)
+		# 8 pthreads that spin until the profile's CPU limit: a thread
+		# that cannot start ends it at once ("pthread_create failed").
+		under c "$PROGS/spin" 8
+		check_re "[c]: 8 POSIX threads start and spin to the CPU limit" \
+			'proctor: killed cpu-time' "$(tail -n 1 "$T/c.err")" || diag "$(cat "$T/c.err")"
+		;;
+	cpp)
+		if [ ! -x "$PROGS/cxxthreads" ]; then
+			skip "[cpp]: 8 std::threads" "no C++ compiler when meson set up the build"
+			continue
+		fi
+		under cpp "$PROGS/cxxthreads" 8
+		ran cpp "8 threads: 2800000" "[cpp]: 8 std::threads start, run and join"
+		;;
+	python)
+		# The profile's PATH: the program runs with it, as nobody.
+		py=$(PATH=/usr/local/bin:/usr/bin:/bin command -v python3)
+		if [ -z "$py" ]; then
+			skip "[python]: multiprocessing.Pool(4)" "no python3 in /usr/local/bin:/usr/bin:/bin"
+			continue
+		fi
+		under python "$py" "$src/tests/progs/mpool.py" 4
+		ran python "4 workers: 332833500" "[python]: a multiprocessing.Pool of 4 workers"
+		;;
+	java)
+		if ! command -v javac >/dev/null || ! command -v java >/dev/null; then
+			skip "[java]: 8 threads" "no JDK (javac and java) on the PATH"
+			continue
+		fi
+		mkdir -m 0755 "$T/java"
+		if ! javac -d "$T/java" "$src/tests/progs/JThreads.java" 2>"$T/javac.err"; then
+			not_ok "[java]: javac JThreads.java"
+			diag "$(cat "$T/javac.err")"
+			continue
+		fi
+		chmod -R a+rX "$T/java"
+		under java "$(command -v java)" -cp "$T/java" JThreads 8
+		ran java "8 threads: 2800000" "[java]: 8 threads start, run and join"
+		;;
+	*)
+		not_ok "[$p]: no multithreaded program for this profile: add one here"
+		;;
+	esac
+done
+
+# --check with a config path longer than its column: every column still
+# starts where its heading does (a cell too long ends its line).
+long="$T/a-directory-with-a-rather-long-name/and-another-one-below-it/for-the-check"
+mkdir -p "$long"
+cp "$conf" "$long/proctor.conf"
+# col LINE TEXT: the column where TEXT starts in LINE.
+col() { local pre=${1%%"$2"*}; echo "${#pre}"; }
+for p in c java; do
+	out=$(timeout "$T_OP" "$PROCTORD" --check --config "$long/proctor.conf" --profile "$p" 2>/dev/null)
+	header=$(grep -m 1 '^key ' <<<"$out")
+	from=$(col "$header" from)
+	by=$(col "$header" "enforced by")
+	row=$(grep -m 1 -A 1 '^cpu_time ' <<<"$out")
+	check_eq "--check [$p], long path: cpu_time's source starts under \"from\"" "$from" \
+		"$(col "$(head -n 1 <<<"$row")" "$long")" || diag "$out"
+	line=$(grep 'deadline timer' <<<"$row")
+	check_eq "...and what enforces it under \"enforced by\"" "$by" "$(col "$line" 'deadline timer')" ||
+		diag "$out"
+	line=$(grep -m 1 '^memory_high ' <<<"$out")
+	check_eq "...a default's source under \"from\"" "$from" "$(col "$line" default)"
+	check_eq "...and its \"-\" under \"enforced by\"" "$by" "$(($(col "$line" ' -') + 1))" || diag "$out"
+done
+# A short path keeps the table as it was.
+out=$(timeout "$T_OP" "$PROCTORD" --check --cpu-time 1s 2>/dev/null)
+check_re "--check with short values keeps its fixed columns" \
+	$'\ncpu_time       1.000s       command line                     deadline timer' "$out"
+
+done_testing
