@@ -491,4 +491,13 @@ class TestEvaluator(unittest.TestCase):
 if __name__ == "__main__":
     if not os.access(PROCTORD, os.X_OK):
         sys.exit("%s is not an executable: build proctord first, or set PROCTORD" % PROCTORD)
-    unittest.main(verbosity=2)
+    # Every temporary file and sandbox of these tests, and of the proctords
+    # and programs they start, goes into one directory of our own: never the
+    # global /tmp or runtime directory that other users of the machine share.
+    top = tempfile.mkdtemp(prefix="proctor-py-tests.")
+    os.environ["TMPDIR"] = tempfile.tempdir = top
+    os.environ["XDG_RUNTIME_DIR"] = top
+    try:
+        unittest.main(verbosity=2)
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
