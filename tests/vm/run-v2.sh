@@ -346,11 +346,6 @@ parse_results() {
     }'
 }
 
-fetch_kernel
-t0=$(date +%s)
-build_initramfs
-t_img=$(($(date +%s) - t0))
-
 # The ways to run the VM, tried in order until one boots the kernel: KVM
 # with the host's CPU, KVM with a generic CPU (some hosts' KVM refuses to set
 # up the host model: "failed to set MSR"), then emulation. Only a run whose
@@ -358,7 +353,10 @@ t_img=$(($(date +%s) - t0))
 # never booted moves on to the next way.
 if [ -n "${PROCTOR_VM_ACCEL:-}" ]; then
   read -r -a attempts <<<"${PROCTOR_VM_ACCEL//,/ }"
-  [ ${#attempts[@]} -gt 0 ] || die "PROCTOR_VM_ACCEL names no accelerator"
+  if [ ${#attempts[@]} -eq 0 ]; then
+    echo "vm: PROCTOR_VM_ACCEL names no way to run qemu" >&2
+    exit 2
+  fi
 elif [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
   attempts=(kvm:host kvm:qemu64 tcg:max)
 else
@@ -368,9 +366,17 @@ fi
 for a in "${attempts[@]}"; do
   case $a in
     kvm | tcg | kvm:?* | tcg:?*) ;;
-    *) die "bad PROCTOR_VM_ACCEL entry \"$a\": give ACCEL[:CPU] with ACCEL kvm or tcg (e.g. \"kvm:qemu64 tcg:max\")" ;;
+    *)
+      echo "vm: bad PROCTOR_VM_ACCEL entry \"$a\": give ACCEL[:CPU]... with ACCEL kvm or tcg (e.g. \"kvm:qemu64 tcg:max\")" >&2
+      exit 2
+      ;;
   esac
 done
+fetch_kernel
+t0=$(date +%s)
+build_initramfs
+t_img=$(($(date +%s) - t0))
+
 vm_timeout=${PROCTOR_VM_TIMEOUT:-240}
 suite_timeout=${PROCTOR_VM_SUITE_TIMEOUT:-120}
 boot_timeout=${PROCTOR_VM_BOOT_TIMEOUT:-30}
@@ -411,7 +417,7 @@ for a in "${attempts[@]}"; do
   accel=${a%%:*}
   cpu=${a#*:}
   [ "$cpu" != "$a" ] || { [ "$accel" = kvm ] && cpu=host || cpu=max; }
-  accel_name="$(tr a-z A-Z <<<"$accel") -cpu $cpu"
+  accel_name="${accel^^} -cpu $cpu"
   say "booting $(basename -- "$kernel") under $accel_name; initramfs $(($(stat -c %s "$vmdir/initramfs.cpio") >> 20)) MiB built in ${t_img}s; suites: ${suites[*]}"
   t0=$(date +%s)
   if run_qemu "$accel" "$cpu"; then
@@ -423,12 +429,14 @@ for a in "${attempts[@]}"; do
     why="the kernel did not reach /init within ${boot_timeout}s"
   else
     why="qemu exited $qrc after ${elapsed}s: $(grep -a -v '^[[:space:]]*$' "$vmdir/qemu.log" | tail -n 2 | tr '\n' ' ')"
+    why=${why% }
   fi
   say "no VM under $accel_name: $why"
   failures+=("$accel_name: $why")
 done
 if [ -z "$ran" ]; then
-  cannot_run "no way to run a VM on this machine (tried ${attempts[*]}; PROCTOR_VM_ACCEL chooses): $(printf '%s; ' "${failures[@]}")"
+  reasons=$(printf '%s; ' "${failures[@]}")
+  cannot_run "no way to run a VM on this machine (tried ${attempts[*]}; PROCTOR_VM_ACCEL chooses): ${reasons%; }"
 fi
 elapsed=$(($(date +%s) - t0))
 case $qrc in
