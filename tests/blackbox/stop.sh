@@ -48,6 +48,33 @@ timeout "$T_OP" "$PROCTOR" stop --json "$box" >"$T/stop.json"
 check_eq "stop --json: the final answer" "killed terminate" "$("$PROGS/jsonget" "$T/stop.json" head)"
 check "...and the directory is gone" gone "$box"
 
+# A server that answers the terminating wait but does not exit (it keeps
+# its lifetime lock on DIR): stop prints the answer, then fails at its
+# timeout saying so.
+fake="$T/fake"
+mkdir "$fake"
+: >"$fake/lock"
+mkfifo "$fake/wait" "$fake/status"
+exec 9<"$fake"
+flock -x 9
+(
+	exec 7<>"$fake/wait"
+	read -r -u 7 _ && printf '5\n0\nexited 0\n' >"$fake/status"
+	exec sleep 60
+) &
+server=$!
+t0=$(now_us)
+out=$(timeout 20 "$PROCTOR" stop --timeout 0.5 "$fake" 2>"$T/fake.err")
+rc=$?
+dt=$(($(now_us) - t0))
+exec 9<&-
+kill "$server" 2>/dev/null
+wait "$server" 2>/dev/null
+check_eq "stop on a server that answers but does not exit: exit 1" 1 "$rc"
+check_eq "...after printing the final answer" $'5\n0\nexited 0' "$out"
+check_re "...and saying it did not exit" "did not exit within the timeout" "$(cat "$T/fake.err")"
+native timing check_range "...at its timeout (0.5 s + 5 s for stop)" 5400000 8000000 "$dt"
+
 # A proctord killed within a few ms of its start: a wait says at once that it
 # is gone (or that there is no sandbox, when it died before making one),
 # never waits out its timeout.
