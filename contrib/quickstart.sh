@@ -187,6 +187,12 @@ summary() {
 }
 
 do_test() {
+  # Every temporary file of the tests goes into a directory of this run's
+  # own, never into the /tmp that other users of the machine share.
+  TMPDIR=$(mktemp -d "${TMPDIR:-/tmp}/proctor-ci.XXXXXX") || exit 1
+  export TMPDIR
+  trap 'rm -rf "$TMPDIR"' EXIT
+  trap 'exit 130' INT TERM
   if ! build; then
     echo "build: the build failed, no test was run"
     failed=1

@@ -23,10 +23,12 @@ enum proctor_kind {
 enum proctor_error {
 	PROCTOR_OK = 0,
 	PROCTOR_ENOSANDBOX = -1, /* no sandbox at that path (or it has ended) */
-	PROCTOR_EGONE = -2,      /* proctord is gone: nobody reads the wait FIFO */
+	PROCTOR_EGONE = -2,      /* proctord is gone (died, or nobody reads the wait FIFO) */
 	PROCTOR_ETIMEDOUT = -3,  /* no answer (or no lock) within the timeout */
 	PROCTOR_EMALFORMED = -4, /* the answer is not three well-formed lines */
 	PROCTOR_ESYSTEM = -5,    /* a system call failed: see errno */
+	PROCTOR_ENOEXIT = -6,    /* terminating wait: *res holds the final answer, but
+				  * proctord had not exited by the timeout */
 };
 
 struct proctor_result {
@@ -45,9 +47,13 @@ struct proctor_result {
 /* One wait call on the sandbox in dir: "0" (terminate) or "1", serialised
  * with other clients by flock on dir/lock, bounded by timeout_ms as a whole
  * (a terminating wait needs at least the grace period). If proctord dies
- * during the call, the call ends at its timeout. It writes to a FIFO: a
- * caller that does not ignore SIGPIPE may receive one if proctord ends at
- * that very moment.
+ * before or during the call, the call fails with PROCTOR_EGONE within some
+ * 20 ms (seen by proctord's lock on dir, which needs read access to dir;
+ * without it, at the timeout). A terminating wait returns only once
+ * proctord has removed its files and exited, so that dir can be used by a
+ * new proctord at once; PROCTOR_ENOEXIT (with *res filled) if that took
+ * longer than the timeout. It writes to a FIFO: a caller that does not
+ * ignore SIGPIPE may receive one if proctord ends at that very moment.
  * Returns PROCTOR_OK with *res filled in, or a negative enum proctor_error. */
 int proctor_wait(const char *dir, int terminate, int timeout_ms, struct proctor_result *res);
 

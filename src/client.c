@@ -7,6 +7,12 @@
 // blocks; poll() then waits for proctord's answer. On Linux a FIFO reader
 // that has never seen a writer gets no POLLHUP, so poll() waits for
 // proctord rather than returning at once.
+//
+// proctord holds flock(LOCK_EX) on DIR itself from before DIR/lock exists
+// until after it has removed its files: a shared lock on DIR that can be
+// taken means that no proctord is alive there. That is how a call notices a
+// proctord that died under it (polled while the answer is awaited), and how
+// the terminating wait returns only once proctord has cleaned up.
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -41,6 +47,31 @@ static void client_sleep_ms(int ms)
 	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
 
 	nanosleep(&ts, NULL);
+}
+
+/* 1 when no proctord holds its lifetime lock on DIR (dirfd), so none is
+ * alive there; 0 when one does, or when we cannot tell. */
+static int client_server_gone(int dirfd)
+{
+	if (dirfd < 0 || flock(dirfd, LOCK_SH | LOCK_NB) < 0)
+		return 0;
+	flock(dirfd, LOCK_UN);
+	return 1;
+}
+
+/* After the terminating answer: wait until proctord has removed its files
+ * and exited, which releases its lock on DIR. */
+static int client_await_exit(int dirfd, int64_t deadline)
+{
+	int delay = 1;
+
+	while (!client_server_gone(dirfd)) {
+		if (client_left(deadline) == 0)
+			return PROCTOR_ENOEXIT;
+		client_sleep_ms(delay < client_left(deadline) ? delay : client_left(deadline));
+		delay = delay * 2 > 10 ? 10 : delay * 2;
+	}
+	return PROCTOR_OK;
 }
 
 static int client_lock(const char *dir, int64_t deadline, int *lockfd)
@@ -116,10 +147,15 @@ static int client_request(const char *dir, int terminate, int64_t deadline)
 	return PROCTOR_OK;
 }
 
-static int client_answer(const char *dir, int64_t deadline, char *buf, size_t cap, size_t *len)
+/* How long one poll() for the answer lasts before proctord's lifetime lock
+ * is checked again. */
+#define CLIENT_ALIVE_CHECK_MS 20
+
+static int client_answer(const char *dir, int dirfd, int64_t deadline, char *buf, size_t cap,
+			 size_t *len)
 {
 	char path[PATH_MAX];
-	int fd, seen_data = 0;
+	int fd, seen_data = 0, gone = 0;
 
 	snprintf(path, sizeof path, "%s/status", dir);
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -136,7 +172,9 @@ static int client_answer(const char *dir, int64_t deadline, char *buf, size_t ca
 	*len = 0;
 	for (;;) {
 		struct pollfd pfd = {.fd = fd, .events = POLLIN};
-		int r = poll(&pfd, 1, client_left(deadline));
+		int left = client_left(deadline);
+		int r = poll(&pfd, 1,
+			     gone ? 0 : left < CLIENT_ALIVE_CHECK_MS ? left : CLIENT_ALIVE_CHECK_MS);
 		ssize_t n;
 
 		if (r < 0 && errno == EINTR)
@@ -145,9 +183,16 @@ static int client_answer(const char *dir, int64_t deadline, char *buf, size_t ca
 			close(fd);
 			return PROCTOR_ESYSTEM;
 		}
-		if (r == 0) {
+		if (r == 0 && (gone || left == 0)) {
 			close(fd);
-			return PROCTOR_ETIMEDOUT;
+			return gone ? PROCTOR_EGONE : PROCTOR_ETIMEDOUT;
+		}
+		if (r == 0) {
+			/* A dead proctord never answers: say so at once rather
+			 * than at the deadline. It may have written its answer
+			 * just before it went, hence one more look at the FIFO. */
+			gone = client_server_gone(dirfd);
+			continue;
 		}
 		n = read(fd, buf + *len, cap - 1 - *len);
 		if (n > 0) {
@@ -174,18 +219,30 @@ int proctor_wait(const char *dir, int terminate, int timeout_ms, struct proctor_
 	int64_t deadline = client_now_ms() + (timeout_ms < 0 ? 0 : timeout_ms);
 	char answer[2048];
 	size_t len = 0;
-	int lockfd = -1, rc;
+	int lockfd = -1, dirfd, rc;
 
+	/* For proctord's lifetime lock. A directory we may not read (mode
+	 * 0711, say) still serves calls, without that check. */
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+	if (dirfd < 0 && (errno == ENOENT || errno == ENOTDIR))
+		return PROCTOR_ENOSANDBOX;
 	rc = client_lock(dir, deadline, &lockfd);
-	if (rc != PROCTOR_OK)
-		return rc;
-	rc = client_request(dir, terminate, deadline);
+	if (rc == PROCTOR_OK && client_server_gone(dirfd))
+		rc = PROCTOR_EGONE;
 	if (rc == PROCTOR_OK)
-		rc = client_answer(dir, deadline, answer, sizeof answer, &len);
-	close(lockfd);
-	if (rc != PROCTOR_OK)
-		return rc;
-	return proctor_parse(answer, len, res);
+		rc = client_request(dir, terminate, deadline);
+	if (rc == PROCTOR_OK)
+		rc = client_answer(dir, dirfd, deadline, answer, sizeof answer, &len);
+	if (lockfd >= 0)
+		close(lockfd);
+	if (rc == PROCTOR_OK)
+		rc = proctor_parse(answer, len, res);
+	/* The final answer is in; stop returns once DIR can be used again. */
+	if (rc == PROCTOR_OK && terminate)
+		rc = client_await_exit(dirfd, deadline);
+	if (dirfd >= 0)
+		close(dirfd);
+	return rc;
 }
 
 static int client_number(const char **p, const char *end, uint64_t *out)
@@ -304,7 +361,9 @@ const char *proctor_strerror(int err)
 	case PROCTOR_ENOSANDBOX:
 		return "no sandbox at that path (or it has ended)";
 	case PROCTOR_EGONE:
-		return "proctord is gone: nobody reads the wait FIFO";
+		return "proctord is gone";
+	case PROCTOR_ENOEXIT:
+		return "proctord answered but did not exit within the timeout";
 	case PROCTOR_ETIMEDOUT:
 		return "no answer within the timeout";
 	case PROCTOR_EMALFORMED:

@@ -130,6 +130,8 @@ static int cmd_wait(int argc, char **argv, int terminate)
 	if (terminate)
 		timeout += 5; /* the grace period and the kill */
 	rc = proctor_wait(argv[optind], terminate, (int)(timeout * 1000), &r);
+	if (rc == PROCTOR_ENOEXIT)
+		print_result(&r, json); /* the final answer came all the same */
 	if (rc != PROCTOR_OK) {
 		fprintf(stderr, "proctor: %s: %s\n", argv[optind], proctor_strerror(rc));
 		return 1;

@@ -104,10 +104,12 @@ void sbdir_close(struct sbdir *d)
 {
 	if (d->fd >= 0 && d->lock_created)
 		unlinkat(d->fd, "lock", 0);
-	if (d->fd >= 0)
-		close(d->fd);
 	if (d->created && d->path)
 		rmdir(d->path);
+	/* The lifetime lock goes last: a client that finds it free knows
+	 * that everything is gone and DIR can serve a new proctord. */
+	if (d->fd >= 0)
+		close(d->fd);
 	free(d->path);
 	memset(d, 0, sizeof *d);
 	d->fd = -1;

@@ -15,8 +15,9 @@ import time
 from typing import Optional
 
 __all__ = [
-    "Result", "wait", "parse",
-    "ProctorError", "NoSandbox", "DaemonGone", "Timeout", "MalformedAnswer", "ProctorOSError",
+    "Result", "wait", "stop", "parse",
+    "ProctorError", "NoSandbox", "DaemonGone", "Timeout", "NotExited", "MalformedAnswer",
+    "ProctorOSError",
 ]
 
 # Default deadlines of the client spec: 5 s for "1"; for "0", 5 s plus the
@@ -29,6 +30,10 @@ TIMEOUT_TERMINATE = 10.0
 # anything far beyond that is not an answer, and must not eat our memory.
 _MAX_ANSWER = 65536
 
+# While it waits for an answer, the client looks this often whether proctord
+# still holds its lifetime lock on DIR (flock LOCK_EX, PROTOCOL.md section 9).
+_ALIVE_CHECK = 0.020
+
 
 class ProctorError(Exception):
     """Base of every error a wait call raises."""
@@ -39,11 +44,20 @@ class NoSandbox(ProctorError):
 
 
 class DaemonGone(ProctorError):
-    """The sandbox's files are there but no proctord reads DIR/wait any more."""
+    """The sandbox's files are there but its proctord is gone (died, or nobody reads DIR/wait)."""
 
 
 class Timeout(ProctorError):
     """The deadline passed before the answer came (lock held, server stuck or ending)."""
+
+
+class NotExited(ProctorError):
+    """The terminating wait got its answer (.result), but proctord had not
+    removed its files and exited by the deadline."""
+
+    def __init__(self, message: str, result: "Result"):
+        super().__init__(message)
+        self.result = result
 
 
 class MalformedAnswer(ProctorError):
@@ -153,6 +167,29 @@ def _oserror(e: OSError, what: str) -> ProctorOSError:
     return ProctorOSError(e.errno, "%s: %s" % (what, os.strerror(e.errno or 0)))
 
 
+def _open_dir(directory: str) -> Optional[int]:
+    # For proctord's lifetime lock; None when we may not read DIR (mode
+    # 0711, say): calls still work then, without that check.
+    try:
+        return os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as e:
+        if e.errno in (errno.ENOENT, errno.ENOTDIR):
+            raise NoSandbox("no sandbox at %s" % directory) from e
+        return None
+
+
+def _server_gone(dirfd: Optional[int]) -> bool:
+    """True when no proctord holds its lock on DIR, so none is alive there."""
+    if dirfd is None:
+        return False
+    try:
+        fcntl.flock(dirfd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    fcntl.flock(dirfd, fcntl.LOCK_UN)
+    return True
+
+
 def _lock(directory: str, deadline: float) -> int:
     path = os.path.join(directory, "lock")
     try:
@@ -223,7 +260,7 @@ def _send(directory: str, request: bytes, deadline: float) -> None:
         os.close(fd)
 
 
-def _receive(directory: str, deadline: float) -> bytes:
+def _receive(directory: str, deadline: float, dirfd: Optional[int] = None) -> bytes:
     path = os.path.join(directory, "status")
     try:
         # O_NONBLOCK so that the open never blocks; the wait is in poll(),
@@ -241,12 +278,19 @@ def _receive(directory: str, deadline: float) -> bytes:
         poller = select.poll()
         poller.register(fd, select.POLLIN)
         data = b""
+        gone = False
         while True:
             left = _left(deadline)
-            if left <= 0:
+            if left <= 0 and not gone:
                 raise Timeout("timed out waiting for the answer on %s" % path)
-            events = poller.poll(max(1, int(left * 1000 + 0.999)))
+            events = poller.poll(0 if gone else max(1, int(min(left, _ALIVE_CHECK) * 1000 + 0.999)))
             if not events:
+                if gone:
+                    raise DaemonGone("proctord is gone (it died without answering)")
+                # A dead proctord never answers: say so at once rather than
+                # at the deadline. It may have written its answer just before
+                # it went, hence one more look at the FIFO.
+                gone = _server_gone(dirfd)
                 continue
             # Read only once poll() has seen the writer: before that a read()
             # on a writerless FIFO returns 0 and would pass for end of file.
@@ -268,30 +312,75 @@ def _receive(directory: str, deadline: float) -> bytes:
         os.close(fd)
 
 
-def _call(directory: str, request: bytes, timeout: float) -> bytes:
-    """One wait call with a raw request; returns the raw answer (for tests and tools)."""
+def _await_exit(dirfd: Optional[int], deadline: float) -> bool:
+    # After the terminating answer: proctord releases its lock on DIR once
+    # it has removed its files, just before it exits.
+    if dirfd is None:
+        return True
+    pause = 0.001
+    while not _server_gone(dirfd):
+        left = _left(deadline)
+        if left <= 0:
+            return False
+        time.sleep(min(pause, left))
+        pause = min(pause * 2, 0.010)
+    return True
+
+
+def _call(directory: str, request: bytes, timeout: float, await_exit: bool = False) -> bytes:
+    """One wait call with a raw request; returns the raw answer (for tests and tools).
+
+    With await_exit, returns only once proctord has released DIR (after a
+    terminating request); raises NotExited, with the parsed answer, otherwise."""
     deadline = time.monotonic() + timeout
-    lock = _lock(directory, deadline)
+    dirfd = _open_dir(directory)
     try:
-        _send(directory, request, deadline)
-        return _receive(directory, deadline)
+        lock = _lock(directory, deadline)
+        try:
+            if _server_gone(dirfd):
+                raise DaemonGone("proctord is gone (it no longer holds %s)" % directory)
+            _send(directory, request, deadline)
+            answer = _receive(directory, deadline, dirfd)
+        finally:
+            # Closing the descriptor releases the lock, after the answer is read:
+            # the lock must cover the write and the read together.
+            os.close(lock)
+        if await_exit and not _await_exit(dirfd, deadline):
+            raise NotExited("proctord answered but did not exit within the timeout", parse(answer))
+        return answer
     finally:
-        # Closing the descriptor releases the lock, after the answer is read:
-        # the lock must cover the write and the read together.
-        os.close(lock)
+        if dirfd is not None:
+            os.close(dirfd)
 
 
 def wait(directory, terminate: bool = False, timeout: Optional[float] = None) -> Result:
     """Make one wait call: "1" (continue) or, with terminate, the final "0".
 
     Every step is bounded by one deadline, now + timeout (default 5 s for
-    "1", 10 s for "0"; pass the grace period + 5 s if it is longer).
-    Raises NoSandbox, DaemonGone, Timeout, MalformedAnswer or ProctorOSError.
+    "1", 10 s for "0"; pass the grace period + 5 s if it is longer). A
+    proctord that dies before or during the call raises DaemonGone within
+    some 20 ms. With terminate, it is stop(): it returns once proctord has
+    removed its files and exited.
+    Raises NoSandbox, DaemonGone, Timeout, NotExited, MalformedAnswer or
+    ProctorOSError.
     """
     if timeout is None:
         timeout = TIMEOUT_TERMINATE if terminate else TIMEOUT_CONTINUE
     directory = os.fsdecode(directory)
-    return parse(_call(directory, b"0\n" if terminate else b"1\n", timeout))
+    if terminate:
+        return parse(_call(directory, b"0\n", timeout, await_exit=True))
+    return parse(_call(directory, b"1\n", timeout))
+
+
+def stop(directory, timeout: Optional[float] = None) -> Result:
+    """The terminating wait ("0"), as `proctor stop`: the program gets the
+    grace period, then the tree is killed; returns the final answer once
+    proctord has removed its files and exited, so that DIR can serve a new
+    proctord at once. Default timeout 10 s (pass the grace period + 5 s if
+    it is longer). Raises NotExited (its .result holds the final answer)
+    when proctord has not exited by then, and what wait() raises.
+    """
+    return wait(directory, terminate=True, timeout=timeout)
 
 
 def _main(argv=None) -> int:
@@ -301,12 +390,24 @@ def _main(argv=None) -> int:
     ap.add_argument("--json", action="store_true", help="print the parsed answer as JSON")
     ap.add_argument("--timeout", type=float, default=None, help="seconds (default 5 for wait, 10 for stop)")
     args = ap.parse_args(argv)
+    error = None
     try:
-        r = wait(args.dir, terminate=args.command == "stop", timeout=args.timeout)
+        r = stop(args.dir, timeout=args.timeout) if args.command == "stop" else wait(args.dir, timeout=args.timeout)
+    except NotExited as e:
+        # The final answer came all the same: print it, then the error.
+        r, error = e.result, e
     except ProctorError as e:
         print("proctor: %s" % e, file=sys.stderr)
         return 1
-    if args.json:
+    _print(r, args.json)
+    if error is not None:
+        print("proctor: %s" % error, file=sys.stderr)
+        return 1
+    return 0
+
+
+def _print(r: Result, as_json: bool) -> None:
+    if as_json:
         d = dataclasses.asdict(r)
         d["final"] = r.final
         print(json.dumps(d))
@@ -316,7 +417,6 @@ def _main(argv=None) -> int:
         out.write(b"%d\n%d\n" % (r.cpu_us, r.memory_bytes))
         out.write(r.status.encode("utf-8", errors="surrogateescape") + b"\n")
         out.flush()
-    return 0
 
 
 if __name__ == "__main__":

@@ -85,7 +85,9 @@ check_range "...at once, not at its timeout" 0 1000000 $(($(now_us) - t0))
 check_re "...saying there is no sandbox" "no sandbox" "$out"
 
 # proctor run: verdicts and exit codes.
-before=$(ls -d /tmp/proctor-run.* 2>/dev/null | sort)
+# Only our own TMPDIR (lib.sh) is looked at: other users of the machine may
+# run proctor run meanwhile.
+before=$(ls -d "$TMPDIR"/proctor-run.* 2>/dev/null | sort)
 run() {
 	RUN_OUT=$(timeout 30 "$PROCTOR" run "$@" 2>"$T/run.err" </dev/null)
 	RUN_RC=$?
@@ -126,8 +128,8 @@ check_eq "run: stdin is passed through" line "$out"
 run --report "$T/run.json" -- sh -c 'exit 7'
 check_eq "run: proctord options such as --report pass through" "exited 7" \
 	"$("$PROGS/jsonget" "$T/run.json" status.head 2>&1)"
-after=$(ls -d /tmp/proctor-run.* 2>/dev/null | sort)
-check_eq "...and none of these runs left a directory in /tmp" "" \
+after=$(ls -d "$TMPDIR"/proctor-run.* 2>/dev/null | sort)
+check_eq "...and none of these runs left a directory in \$TMPDIR" "" \
 	"$(comm -13 <(echo "$before") <(echo "$after") | grep . || true)"
 
 # proctor watch, through a pseudo-terminal: the figures, then it ends with

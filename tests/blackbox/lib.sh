@@ -31,7 +31,13 @@ vg_on() { [ "${PROCTORD_VALGRIND:-0}" = 1 ]; }
 # the suite, but a loaded 2-core machine can stall a few seconds.
 T_OP=${T_OP:-10}
 
-T=$(mktemp -d /tmp/proctor-bb.XXXXXX)
+T=$(mktemp -d "${TMPDIR:-/tmp}/proctor-bb.XXXXXX")
+# Everything the script starts makes its temporary files here, never in the
+# global /tmp that other users of the machine share: a test looks only at
+# what is its own. Sticky and open to all, like /tmp, for the suites that
+# open $T to the user nobody.
+mkdir -m 1777 "$T/tmp"
+export TMPDIR="$T/tmp"
 # Every process this script starts (proctord, the sandboxed programs, their
 # descendants) inherits this tag, so clean-up finds exactly ours and nothing else.
 export PROCTOR_BB_TAG="$T"

@@ -94,16 +94,27 @@ def wait_gone(box, timeout=5.0):
 
 
 class FakeSandbox:
-    """A directory laid out like a sandbox, with no proctord: for the error paths."""
+    """A directory laid out like a sandbox, with no proctord: for the error paths.
+
+    Like proctord, the fake server holds flock(LOCK_EX) on the directory
+    while it "lives" (until die())."""
 
     def __init__(self, wait_fifo=True, status_fifo=True):
         self.dir = tempfile.mkdtemp(prefix="proctor-fake.")
+        self.life = os.open(self.dir, os.O_RDONLY | os.O_DIRECTORY)
+        fcntl.flock(self.life, fcntl.LOCK_EX)
         open(os.path.join(self.dir, "lock"), "w").close()
         if wait_fifo:
             os.mkfifo(os.path.join(self.dir, "wait"), 0o600)
         if status_fifo:
             os.mkfifo(os.path.join(self.dir, "status"), 0o600)
         self.fds = []
+
+    def die(self):
+        # What a proctord's death does to its lifetime lock.
+        if self.life is not None:
+            os.close(self.life)
+            self.life = None
 
     def read_wait(self):
         # Holding wait open for reading is what makes a client's open succeed.
@@ -117,6 +128,7 @@ class FakeSandbox:
     def __exit__(self, *exc):
         for fd in self.fds:
             os.close(fd)
+        self.die()
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
@@ -361,7 +373,7 @@ class TestErrors(unittest.TestCase):
             self.assertLess(time.monotonic() - t, 2.0)
             self.assertEqual(os.read(fd, 100), b"1\n")
 
-    def _fake_answer(self, answer, terminate=False):
+    def _fake_answer(self, answer, terminate=False, exits=True, timeout=5):
         with FakeSandbox() as fake:
             fd = fake.read_wait()
 
@@ -376,12 +388,14 @@ class TestErrors(unittest.TestCase):
                         continue
                     os.write(out, answer)
                     os.close(out)
+                    if terminate and exits:
+                        fake.die()
                     return
 
             th = threading.Thread(target=server)
             th.start()
             try:
-                return proctor.wait(fake.dir, terminate=terminate, timeout=5)
+                return proctor.wait(fake.dir, terminate=terminate, timeout=timeout)
             finally:
                 th.join()
                 self.assertEqual(os.read(fd, 100), b"0\n" if terminate else b"1\n")
@@ -393,6 +407,98 @@ class TestErrors(unittest.TestCase):
             self._fake_answer(b"")                    # the writer closed without an answer
         r = self._fake_answer(b"7\n8\nexited 0\n", terminate=True)
         self.assertEqual((r.cpu_us, r.memory_bytes, r.exit_code), (7, 8, 0))
+
+    def test_stop_waits_for_the_server_to_exit(self):
+        # The final answer came, but the server keeps DIR locked: NotExited
+        # at the deadline, with the answer.
+        t = time.monotonic()
+        with self.assertRaises(proctor.NotExited) as cm:
+            self._fake_answer(b"7\n0\nexited 0\n", terminate=True, exits=False, timeout=0.5)
+        self.assertGreaterEqual(time.monotonic() - t, 0.49)
+        self.assertEqual(cm.exception.result.head, "exited 0")
+
+    def test_server_dies_after_taking_the_request(self):
+        # The request is read, then the server dies without answering: the
+        # client sees its lifetime lock go and says so at once.
+        with FakeSandbox() as fake:
+            fd = fake.read_wait()
+            threading.Timer(0.2, fake.die).start()
+            t = time.monotonic()
+            with self.assertRaises(proctor.DaemonGone) as cm:
+                proctor.wait(fake.dir, timeout=8)
+            self.assertLess(time.monotonic() - t, 2.0)
+            self.assertIn("proctord is gone", str(cm.exception))
+            self.assertEqual(os.read(fd, 100), b"1\n")
+
+    def test_daemon_killed_right_after_start(self):
+        # SIGKILL 0-5 ms after proctord's start, 20 times: the wait says at
+        # once that it is gone (or that there is no sandbox, when it died
+        # before making one), never waits out its timeout.
+        tmp = tempfile.mkdtemp(prefix="proctor-py.")
+        try:
+            for i in range(20):
+                box = os.path.join(tmp, "box%d" % i)
+                p = subprocess.Popen([PROCTORD, "--dir", box, "--", "sleep", "100"], stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                time.sleep((i % 6) / 1000)
+                p.kill()
+                p.wait()
+                t = time.monotonic()
+                with self.assertRaises((proctor.DaemonGone, proctor.NoSandbox)):
+                    proctor.wait(box, timeout=8)
+                self.assertLess(time.monotonic() - t, 2.0, "round %d" % i)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+class TestStop(unittest.TestCase):
+    def test_stop(self):
+        with Sandbox("sleep", "30") as sb:
+            sb.stopped = True
+            r = proctor.stop(sb.dir)
+            self.assertEqual((r.head, r.memory_bytes, r.final), ("killed terminate", 0, True))
+            # No wait_gone(): stop returns once everything is gone.
+            self.assertFalse(os.path.exists(sb.dir))
+            with self.assertRaises(proctor.NoSandbox):
+                proctor.stop(sb.dir)
+
+    def test_stop_then_a_new_proctord_on_the_same_dir(self):
+        # 50 times: stop, then at once a new proctord on the same --dir,
+        # which proctord created (even rounds) or which was there before.
+        tmp = tempfile.mkdtemp(prefix="proctor-py.")
+        box = os.path.join(tmp, "box")
+
+        def start():
+            subprocess.run([PROCTORD, "--daemonize", "--dir", box, "--", "sleep", "100"],
+                           stdout=subprocess.DEVNULL, check=True, timeout=10)
+
+        try:
+            start()
+            for i in range(50):
+                self.assertEqual(proctor.stop(box).head, "killed terminate")
+                self.assertFalse(os.path.exists(os.path.join(box, "wait")), "round %d" % i)
+                if i % 2 == 0:
+                    self.assertFalse(os.path.exists(box), "round %d" % i)
+                    os.mkdir(box)
+                else:
+                    os.rmdir(box)
+                start()
+            proctor.stop(box)
+        finally:
+            try:
+                proctor.stop(box, timeout=5)
+            except proctor.ProctorError:
+                pass
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def test_cli_stop(self):
+        cli = [sys.executable, os.path.join(CONTRIB, "proctor.py")]
+        with Sandbox("sleep", "30") as sb:
+            sb.stopped = True
+            out = subprocess.run(cli + ["stop", "--json", sb.dir], stdout=subprocess.PIPE, check=True,
+                                 timeout=20).stdout
+            self.assertEqual(json.loads(out)["head"], "killed terminate")
+            self.assertFalse(os.path.exists(sb.dir))
 
 
 class TestConcurrency(unittest.TestCase):
@@ -491,4 +597,13 @@ class TestEvaluator(unittest.TestCase):
 if __name__ == "__main__":
     if not os.access(PROCTORD, os.X_OK):
         sys.exit("%s is not an executable: build proctord first, or set PROCTORD" % PROCTORD)
-    unittest.main(verbosity=2)
+    # Every temporary file and sandbox of these tests, and of the proctords
+    # and programs they start, goes into one directory of our own: never the
+    # global /tmp or runtime directory that other users of the machine share.
+    top = tempfile.mkdtemp(prefix="proctor-py-tests.")
+    os.environ["TMPDIR"] = tempfile.tempdir = top
+    os.environ["XDG_RUNTIME_DIR"] = top
+    try:
+        unittest.main(verbosity=2)
+    finally:
+        shutil.rmtree(top, ignore_errors=True)

@@ -85,6 +85,7 @@ static void errors_have_texts(void **state)
 	assert_non_null(strstr(proctor_strerror(PROCTOR_EGONE), "gone"));
 	assert_non_null(strstr(proctor_strerror(PROCTOR_ETIMEDOUT), "timeout"));
 	assert_non_null(strstr(proctor_strerror(PROCTOR_EMALFORMED), "malformed"));
+	assert_non_null(strstr(proctor_strerror(PROCTOR_ENOEXIT), "did not exit"));
 }
 
 int main(void)

@@ -14,14 +14,16 @@
 #include "cgroup.h"
 #include "config.h"
 
-static char path[64];
+static char path[4096];
 
 static const char *write_conf(const char *text)
 {
+	/* Under the test's own TMPDIR when it has one, like mktemp(1). */
+	const char *base = getenv("TMPDIR");
 	FILE *f;
 	int fd;
 
-	snprintf(path, sizeof path, "/tmp/proctor-test-conf.XXXXXX");
+	snprintf(path, sizeof path, "%s/proctor-test-conf.XXXXXX", base && *base ? base : "/tmp");
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	f = fdopen(fd, "w");

@@ -11,8 +11,10 @@
 # root, in the cgroup /test.slice/NAME, with PROCTORD, PROCTOR and PROGS set
 # (as by tests/blackbox/meson.build, but without BLACKBOX_TAP: the exit
 # status counts) and PROCTOR_TEST_SCOPE (see tests/vm/init). Exit status: 0
-# when every suite passed, 1 when one failed or the VM did not report, 2 on
-# a usage error, 77 when the VM cannot be run here (the reason is printed).
+# when every suite passed, 1 when one failed or the booted VM did not
+# report, 2 on a usage error, 77 when no VM can be run here: tools missing,
+# or qemu failed to start (or the kernel to boot) in every way tried (the
+# reasons are printed).
 #
 # Environment:
 #   PROCTOR_VM_KERNEL   a bzImage to boot instead of Debian's cloud kernel
@@ -20,6 +22,12 @@
 #                       (default: ${XDG_CACHE_HOME:-~/.cache}/proctor-vm)
 #   PROCTOR_VM_TIMEOUT  seconds before the VM is killed (default 240)
 #   PROCTOR_VM_SUITE_TIMEOUT  seconds for one suite (default 120)
+#   PROCTOR_VM_ACCEL    the ways to run qemu, tried in order until the kernel
+#                       boots: ACCEL[:CPU]... with ACCEL kvm or tcg (default:
+#                       "kvm:host kvm:qemu64 tcg:max", "tcg:max" without a
+#                       usable /dev/kvm)
+#   PROCTOR_VM_BOOT_TIMEOUT  seconds for the kernel to reach /init before the
+#                       next way is tried (default 30)
 set -euo pipefail
 
 # Under TCG the VM is several times slower than the host: suites that time
@@ -52,7 +60,7 @@ die() {
 [ $# -ge 1 ] || usage
 case $1 in
   -h | --help)
-    sed -n '3,23s/^# \{0,1\}//p' "$0"
+    sed -n '3,31s/^# \{0,1\}//p' "$0"
     exit 0
     ;;
   -*) usage ;;
@@ -131,7 +139,7 @@ kernel_download() {
 }
 
 fetch_kernel() {
-  local tmp
+  local tmp f
   if [ -n "${PROCTOR_VM_KERNEL:-}" ]; then
     [ -f "$PROCTOR_VM_KERNEL" ] || die "PROCTOR_VM_KERNEL=$PROCTOR_VM_KERNEL is not a file"
     kernel=$PROCTOR_VM_KERNEL
@@ -156,8 +164,11 @@ fetch_kernel() {
     rm -rf "$tmp"
     die "no kernel in $pkg's package"
   fi
-  # Keep only this kernel: the cache holds one at a time.
-  rm -f "$kernel_cache"/vmlinuz-*
+  # Keep only this kernel: the cache holds one at a time. Another run may be
+  # booting this one: it is replaced by a rename, never removed.
+  for f in "$kernel_cache"/vmlinuz-*; do
+    [ "$f" = "$kernel" ] || rm -f "$f"
+  done
   mv "$tmp"/boot/vmlinuz-* "$kernel"
   rm -rf "$tmp"
 }
@@ -335,35 +346,101 @@ parse_results() {
     }'
 }
 
+# The ways to run the VM, tried in order until one boots the kernel: KVM
+# with the host's CPU, KVM with a generic CPU (some hosts' KVM refuses to set
+# up the host model: "failed to set MSR"), then emulation. Only a run whose
+# kernel reached /init counts; a qemu that failed to start or a kernel that
+# never booted moves on to the next way.
+if [ -n "${PROCTOR_VM_ACCEL:-}" ]; then
+  read -r -a attempts <<<"${PROCTOR_VM_ACCEL//,/ }"
+  if [ ${#attempts[@]} -eq 0 ]; then
+    echo "vm: PROCTOR_VM_ACCEL names no way to run qemu" >&2
+    exit 2
+  fi
+elif [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
+  attempts=(kvm:host kvm:qemu64 tcg:max)
+else
+  say "no usable /dev/kvm: emulating the CPU (TCG)"
+  attempts=(tcg:max)
+fi
+for a in "${attempts[@]}"; do
+  case $a in
+    kvm | tcg | kvm:?* | tcg:?*) ;;
+    *)
+      echo "vm: bad PROCTOR_VM_ACCEL entry \"$a\": give ACCEL[:CPU]... with ACCEL kvm or tcg (e.g. \"kvm:qemu64 tcg:max\")" >&2
+      exit 2
+      ;;
+  esac
+done
 fetch_kernel
 t0=$(date +%s)
 build_initramfs
 t_img=$(($(date +%s) - t0))
 
-if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
-  accel=(-accel kvm -cpu host)
-  accel_name=KVM
-else
-  accel=(-accel tcg -cpu max)
-  accel_name="TCG (no /dev/kvm)"
-fi
 vm_timeout=${PROCTOR_VM_TIMEOUT:-240}
 suite_timeout=${PROCTOR_VM_SUITE_TIMEOUT:-120}
+boot_timeout=${PROCTOR_VM_BOOT_TIMEOUT:-30}
 nonce=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
-rm -f "$vmdir/console.log" "$vmdir/results.log" "$vmdir/qemu.log"
 
-say "booting $(basename -- "$kernel") under $accel_name; initramfs $(($(stat -c %s "$vmdir/initramfs.cpio") >> 20)) MiB built in ${t_img}s; suites: ${suites[*]}"
-t0=$(date +%s)
-qrc=0
-timeout -k 5 "$vm_timeout" qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot \
-  "${accel[@]}" -m 1024 -smp 2 \
-  -kernel "$kernel" -initrd "$vmdir/initramfs.cpio" \
-  -append "console=ttyS0 cgroup_no_v1=all panic=-1 quiet proctor.nonce=$nonce proctor.suite_timeout=$suite_timeout" \
-  -serial "file:$vmdir/console.log" -serial "file:$vmdir/results.log" \
-  </dev/null >"$vmdir/qemu.log" 2>&1 || qrc=$?
+# booted: the kernel ran /init, which marks the results port first thing.
+booted() { grep -q -a "@@proctor-vm:$nonce " "$vmdir/results.log" 2>/dev/null; }
+
+# run_qemu ACCEL CPU: one boot; qrc is qemu's status, and the function
+# fails when the kernel never reached /init within boot_timeout seconds.
+run_qemu() {
+  local accel=$1 cpu=$2 pid waited=0
+  rm -f "$vmdir/console.log" "$vmdir/results.log" "$vmdir/qemu.log"
+  timeout -k 5 "$vm_timeout" qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot \
+    -accel "$accel" -cpu "$cpu" -m 1024 -smp 2 \
+    -kernel "$kernel" -initrd "$vmdir/initramfs.cpio" \
+    -append "console=ttyS0 cgroup_no_v1=all panic=-1 quiet proctor.nonce=$nonce proctor.suite_timeout=$suite_timeout" \
+    -serial "file:$vmdir/console.log" -serial "file:$vmdir/results.log" \
+    </dev/null >"$vmdir/qemu.log" 2>&1 &
+  pid=$!
+  # Poll every half second until the kernel shows up or qemu is gone.
+  while kill -0 "$pid" 2>/dev/null && ! booted; do
+    if [ "$waited" -ge $((boot_timeout * 2)) ]; then
+      kill "$pid" 2>/dev/null || :
+      break
+    fi
+    sleep 0.5
+    waited=$((waited + 1))
+  done
+  qrc=0
+  wait "$pid" 2>/dev/null || qrc=$?
+  booted
+}
+
+failures=()
+ran=
+for a in "${attempts[@]}"; do
+  accel=${a%%:*}
+  cpu=${a#*:}
+  [ "$cpu" != "$a" ] || { [ "$accel" = kvm ] && cpu=host || cpu=max; }
+  accel_name="${accel^^} -cpu $cpu"
+  say "booting $(basename -- "$kernel") under $accel_name; initramfs $(($(stat -c %s "$vmdir/initramfs.cpio") >> 20)) MiB built in ${t_img}s; suites: ${suites[*]}"
+  t0=$(date +%s)
+  if run_qemu "$accel" "$cpu"; then
+    ran=yes
+    break
+  fi
+  elapsed=$(($(date +%s) - t0))
+  if [ "$qrc" -eq 0 ] || [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ] || [ "$qrc" -eq 143 ]; then
+    why="the kernel did not reach /init within ${boot_timeout}s"
+  else
+    why="qemu exited $qrc after ${elapsed}s: $(grep -a -v '^[[:space:]]*$' "$vmdir/qemu.log" | tail -n 2 | tr '\n' ' ')"
+    why=${why% }
+  fi
+  say "no VM under $accel_name: $why"
+  failures+=("$accel_name: $why")
+done
+if [ -z "$ran" ]; then
+  reasons=$(printf '%s; ' "${failures[@]}")
+  cannot_run "no way to run a VM on this machine (tried ${attempts[*]}; PROCTOR_VM_ACCEL chooses): ${reasons%; }"
+fi
 elapsed=$(($(date +%s) - t0))
 case $qrc in
-  0) say "the VM ran for ${elapsed}s" ;;
+  0) say "the VM ran for ${elapsed}s under $accel_name" ;;
   124 | 137) say "the VM did not power off within ${vm_timeout}s: killed" ;;
   *) say "qemu exited $qrc after ${elapsed}s: $(tail -n 3 "$vmdir/qemu.log" | tr '\n' ' ')" ;;
 esac
