@@ -23,6 +23,7 @@
 #include "output.h"
 #include "sblimits.h"
 #include "log.h"
+#include "optexact.h"
 #include "report.h"
 #include "sbdir.h"
 #include "spawn.h"
@@ -189,6 +190,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 	long_options[n++] = (struct option){"version", no_argument, NULL, 'V'};
 	long_options[n] = (struct option){NULL, 0, NULL, 0};
 
+	/* Exact names only: --daemon is not --daemonize. */
+	if (optexact_check(argc, argv, "hV", long_options, "proctord", "proctord --help", stderr) <
+	    0)
+		exit(EXIT_USAGE);
 	/* "+": stop at the program, so its own options are left alone. */
 	while ((c = getopt_long(argc, argv, "+hV", long_options, NULL)) != -1) {
 		if (c >= OPT_KEY) {
