@@ -116,7 +116,8 @@ static int client_request(const char *dir, int terminate, int64_t deadline)
 	return PROCTOR_OK;
 }
 
-static int client_answer(const char *dir, int64_t deadline, char *buf, size_t cap, size_t *len)
+static int client_answer(const char *dir, int64_t deadline, int stop_fd, char *buf, size_t cap,
+			 size_t *len)
 {
 	char path[PATH_MAX];
 	int fd, seen_data = 0;
@@ -135,8 +136,10 @@ static int client_answer(const char *dir, int64_t deadline, char *buf, size_t ca
 	}
 	*len = 0;
 	for (;;) {
-		struct pollfd pfd = {.fd = fd, .events = POLLIN};
-		int r = poll(&pfd, 1, client_left(deadline));
+		/* stop_fd: proctord's end, which a dead proctord cannot write. */
+		struct pollfd pfds[2] = {{.fd = fd, .events = POLLIN},
+					 {.fd = stop_fd, .events = POLLIN}};
+		int r = poll(pfds, stop_fd >= 0 ? 2 : 1, client_left(deadline));
 		ssize_t n;
 
 		if (r < 0 && errno == EINTR)
@@ -149,6 +152,10 @@ static int client_answer(const char *dir, int64_t deadline, char *buf, size_t ca
 			close(fd);
 			return PROCTOR_ETIMEDOUT;
 		}
+		if (stop_fd >= 0 && pfds[1].revents && !pfds[0].revents) {
+			close(fd);
+			return PROCTOR_EGONE;
+		}
 		n = read(fd, buf + *len, cap - 1 - *len);
 		if (n > 0) {
 			*len += (size_t)n;
@@ -157,7 +164,7 @@ static int client_answer(const char *dir, int64_t deadline, char *buf, size_t ca
 				break; /* too long to be an answer: parsing says so */
 			continue;
 		}
-		if (n == 0 && (seen_data || (pfd.revents & POLLHUP)))
+		if (n == 0 && (seen_data || (pfds[0].revents & POLLHUP)))
 			break; /* the writer closed: end of the answer */
 		if (n < 0 && errno != EAGAIN && errno != EINTR) {
 			close(fd);
@@ -171,6 +178,12 @@ static int client_answer(const char *dir, int64_t deadline, char *buf, size_t ca
 
 int proctor_wait(const char *dir, int terminate, int timeout_ms, struct proctor_result *res)
 {
+	return proctor_wait_fd(dir, terminate, timeout_ms, -1, res);
+}
+
+int proctor_wait_fd(const char *dir, int terminate, int timeout_ms, int stop_fd,
+		    struct proctor_result *res)
+{
 	int64_t deadline = client_now_ms() + (timeout_ms < 0 ? 0 : timeout_ms);
 	char answer[2048];
 	size_t len = 0;
@@ -181,7 +194,7 @@ int proctor_wait(const char *dir, int terminate, int timeout_ms, struct proctor_
 		return rc;
 	rc = client_request(dir, terminate, deadline);
 	if (rc == PROCTOR_OK)
-		rc = client_answer(dir, deadline, answer, sizeof answer, &len);
+		rc = client_answer(dir, deadline, stop_fd, answer, sizeof answer, &len);
 	close(lockfd);
 	if (rc != PROCTOR_OK)
 		return rc;
