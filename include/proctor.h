@@ -57,6 +57,14 @@ struct proctor_result {
  * Returns PROCTOR_OK with *res filled in, or a negative enum proctor_error. */
 int proctor_wait(const char *dir, int terminate, int timeout_ms, struct proctor_result *res);
 
+/* The same, and also ends with PROCTOR_EGONE as soon as stop_fd is readable
+ * while no answer is: a pidfd of the proctord (readable once it has exited),
+ * or a pipe that a SIGCHLD handler writes to, so that a caller that started
+ * proctord never waits out the timeout for an answer from a dead one. -1:
+ * as proctor_wait. */
+int proctor_wait_fd(const char *dir, int terminate, int timeout_ms, int stop_fd,
+		    struct proctor_result *res);
+
 /* Parse an answer (three lines). Returns PROCTOR_OK or PROCTOR_EMALFORMED. */
 int proctor_parse(const char *answer, size_t len, struct proctor_result *res);
 

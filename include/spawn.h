@@ -39,6 +39,10 @@ struct spawn_config {
 	const struct isolate *isolate;
 	const struct sysfilter *filter; /* NULL: no system call filter */
 	int filter_sock; /* the child's end of the socket for the filter's listener */
+	/* Make the program's process group the foreground group of the
+	 * terminal on descriptor 0 (proctord checked that it is one, and that
+	 * proctord's group holds it now). */
+	int tty_foreground;
 };
 
 /* A spawn_config with no descriptors given: set the fields above to -1. */

@@ -151,8 +151,8 @@ static int client_request(const char *dir, int terminate, int64_t deadline)
  * is checked again. */
 #define CLIENT_ALIVE_CHECK_MS 20
 
-static int client_answer(const char *dir, int dirfd, int64_t deadline, char *buf, size_t cap,
-			 size_t *len)
+static int client_answer(const char *dir, int dirfd, int64_t deadline, int stop_fd, char *buf,
+			 size_t cap, size_t *len)
 {
 	char path[PATH_MAX];
 	int fd, seen_data = 0, gone = 0;
@@ -171,9 +171,11 @@ static int client_answer(const char *dir, int dirfd, int64_t deadline, char *buf
 	}
 	*len = 0;
 	for (;;) {
-		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		/* stop_fd: proctord's end, which a dead proctord cannot write. */
+		struct pollfd pfds[2] = {{.fd = fd, .events = POLLIN},
+					 {.fd = stop_fd, .events = POLLIN}};
 		int left = client_left(deadline);
-		int r = poll(&pfd, 1,
+		int r = poll(pfds, stop_fd >= 0 ? 2 : 1,
 			     gone ? 0 : left < CLIENT_ALIVE_CHECK_MS ? left : CLIENT_ALIVE_CHECK_MS);
 		ssize_t n;
 
@@ -194,6 +196,10 @@ static int client_answer(const char *dir, int dirfd, int64_t deadline, char *buf
 			gone = client_server_gone(dirfd);
 			continue;
 		}
+		if (stop_fd >= 0 && pfds[1].revents && !pfds[0].revents) {
+			close(fd);
+			return PROCTOR_EGONE;
+		}
 		n = read(fd, buf + *len, cap - 1 - *len);
 		if (n > 0) {
 			*len += (size_t)n;
@@ -202,7 +208,7 @@ static int client_answer(const char *dir, int dirfd, int64_t deadline, char *buf
 				break; /* too long to be an answer: parsing says so */
 			continue;
 		}
-		if (n == 0 && (seen_data || (pfd.revents & POLLHUP)))
+		if (n == 0 && (seen_data || (pfds[0].revents & POLLHUP)))
 			break; /* the writer closed: end of the answer */
 		if (n < 0 && errno != EAGAIN && errno != EINTR) {
 			close(fd);
@@ -215,6 +221,12 @@ static int client_answer(const char *dir, int dirfd, int64_t deadline, char *buf
 }
 
 int proctor_wait(const char *dir, int terminate, int timeout_ms, struct proctor_result *res)
+{
+	return proctor_wait_fd(dir, terminate, timeout_ms, -1, res);
+}
+
+int proctor_wait_fd(const char *dir, int terminate, int timeout_ms, int stop_fd,
+		    struct proctor_result *res)
 {
 	int64_t deadline = client_now_ms() + (timeout_ms < 0 ? 0 : timeout_ms);
 	char answer[2048];
@@ -232,7 +244,7 @@ int proctor_wait(const char *dir, int terminate, int timeout_ms, struct proctor_
 	if (rc == PROCTOR_OK)
 		rc = client_request(dir, terminate, deadline);
 	if (rc == PROCTOR_OK)
-		rc = client_answer(dir, dirfd, deadline, answer, sizeof answer, &len);
+		rc = client_answer(dir, dirfd, deadline, stop_fd, answer, sizeof answer, &len);
 	if (lockfd >= 0)
 		close(lockfd);
 	if (rc == PROCTOR_OK)

@@ -23,6 +23,7 @@
 #include "output.h"
 #include "sblimits.h"
 #include "log.h"
+#include "optexact.h"
 #include "report.h"
 #include "sbdir.h"
 #include "spawn.h"
@@ -49,6 +50,7 @@ struct options {
 	const char *profile;
 	int check;
 	int daemonize;
+	int tty_foreground;
 	char **argv;
 };
 
@@ -58,6 +60,7 @@ enum {
 	OPT_PROFILE,
 	OPT_CHECK,
 	OPT_DAEMONIZE,
+	OPT_TTY_FOREGROUND,
 };
 
 /* The bash completion (contrib/completion) reads the options from this text:
@@ -91,6 +94,10 @@ static void usage(FILE *out)
 		"                       stdio then defaults to /dev/null\n"
 		"  --grace DURATION     time a terminating wait gives the program to end by\n"
 		"                       itself before the tree is killed (50ms)\n"
+		"  --tty-foreground     when standard input is the terminal and proctord is\n"
+		"                       in its foreground, give the terminal's foreground\n"
+		"                       to the program's process group (so it can read what\n"
+		"                       is typed); proctord takes it back at the end\n"
 		"\n"
 		"Limits (whole tree unless noted; default unlimited):\n"
 		"  --cpu-time DURATION  CPU time (user + system) of the whole tree\n"
@@ -167,7 +174,7 @@ struct cmdline_value {
 
 static void parse_options(int argc, char **argv, struct options *o)
 {
-	static struct option long_options[CONFIG_MAX_KEYS + 8];
+	static struct option long_options[CONFIG_MAX_KEYS + 9];
 	static char names[CONFIG_MAX_KEYS][32];
 	struct cmdline_value *vals = NULL;
 	size_t nvals = 0, n = 0;
@@ -191,10 +198,16 @@ static void parse_options(int argc, char **argv, struct options *o)
 	long_options[n++] = (struct option){"profile", required_argument, NULL, OPT_PROFILE};
 	long_options[n++] = (struct option){"check", no_argument, NULL, OPT_CHECK};
 	long_options[n++] = (struct option){"daemonize", no_argument, NULL, OPT_DAEMONIZE};
+	long_options[n++] =
+		(struct option){"tty-foreground", no_argument, NULL, OPT_TTY_FOREGROUND};
 	long_options[n++] = (struct option){"help", no_argument, NULL, 'h'};
 	long_options[n++] = (struct option){"version", no_argument, NULL, 'V'};
 	long_options[n] = (struct option){NULL, 0, NULL, 0};
 
+	/* Exact names only: --daemon is not --daemonize. */
+	if (optexact_check(argc, argv, "hV", long_options, "proctord", "proctord --help", stderr) <
+	    0)
+		exit(EXIT_USAGE);
 	/* "+": stop at the program, so its own options are left alone. */
 	while ((c = getopt_long(argc, argv, "+hV", long_options, NULL)) != -1) {
 		if (c >= OPT_KEY) {
@@ -217,6 +230,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_DAEMONIZE:
 			o->daemonize = 1;
+			break;
+		case OPT_TTY_FOREGROUND:
+			o->tty_foreground = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -467,6 +483,32 @@ static void notify_systemd(const char *state)
 		   (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) < 0)
 		log_warn("sd_notify %s", path);
 	close(fd);
+}
+
+/* --tty-foreground: whether to hand the terminal on descriptor 0 to the
+ * program, which its child does (spawn.c). Only a foreground proctord may:
+ * one started in the background must not take the terminal from the job
+ * that has it. */
+static int tty_handover(const struct options *o, const struct isolate *iso)
+{
+	/* In a session of its own the program has no controlling terminal:
+	 * it reads the terminal without job control, in any group. */
+	return o->tty_foreground && !o->daemonize && !iso->new_session && isatty(0) &&
+	       tcgetpgrp(0) == getpgrp();
+}
+
+/* The terminal back to proctord's group once the program's is gone (from
+ * the background, hence SIGTTOU blocked). */
+static void tty_take_back(void)
+{
+	sigset_t ttou, old;
+
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &ttou, &old);
+	if (tcsetpgrp(0, getpgrp()) < 0)
+		log_warn("cannot take the terminal back (tcsetpgrp)");
+	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 static void daemon_ready(int fd, const char *dir)
@@ -764,6 +806,7 @@ int main(int argc, char **argv)
 	sc.join_fds = join_fds;
 	sc.join_paths = join_paths;
 	sc.isolate = &iso;
+	sc.tty_foreground = tty_handover(&o, &iso);
 	if (o.cfg.limits.output_limit != UNITS_UNLIMITED) {
 		/* stdout and stderr go through proctord, to where they would
 		 * have gone: the file or descriptor given, else proctord's own
@@ -826,6 +869,8 @@ int main(int argc, char **argv)
 		log_warn("cannot set up the supervisor (timers, the seccomp listener)");
 		kill(child.pid, SIGKILL);
 		waitpid(child.pid, NULL, 0);
+		if (sc.tty_foreground)
+			tty_take_back();
 		fifo_close(&fifo);
 		sbdir_close(&dir);
 		return EXIT_SETUP;
@@ -842,6 +887,8 @@ int main(int argc, char **argv)
 
 	ev_run(loop, 0);
 
+	if (sc.tty_foreground)
+		tty_take_back();
 	supervise_call_finished(&sv);
 	code = sv.exit_code;
 	if (fin.failed && code == EXIT_PROTOCOL_DONE)

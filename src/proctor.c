@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "optexact.h"
 #include "proctor.h"
 #include "version.h"
 
@@ -25,8 +28,6 @@ enum {
 	RUN_SIGNAL_BASE = 128,
 };
 
-static const char *proctord_path = NULL;
-
 /* usleep is gone from POSIX; a signal may cut the sleep short, which is fine. */
 static void sleep_us(uint64_t us)
 {
@@ -37,27 +38,85 @@ static void sleep_us(uint64_t us)
 
 /* The bash completion (contrib/completion) reads the commands and their
  * options from this text: "proctor CMD [--name ARG] ..." lines. */
+/* Each command's usage, shown by "proctor CMD --help" and in the whole
+ * usage of "proctor --help". */
+static const struct command_help {
+	const char *name, *synopsis, *text;
+} command_help[] = {
+	{"wait", "proctor wait [--json] [--timeout SECONDS] DIR",
+	 "one wait call (\"1\"): print CPU µs, resident bytes and the status\n"},
+	{"stop", "proctor stop [--json] [--timeout SECONDS] DIR",
+	 "the terminating wait (\"0\"): print the final figures; proctord exits\n"},
+	{"watch", "proctor watch [--interval SECONDS] DIR",
+	 "a live view of CPU, CPU % of one core, memory and status, until the\n"
+	 "program ends (the sandbox is left running)\n"},
+	{"run", "proctor run [--json] [proctord options] -- program [args...]",
+	 "run one program to its end under proctord, with stdio passed through;\n"
+	 "print the verdict on stderr (a line, or with --json one JSON object)\n"
+	 "and exit with: the program's exit code; 128+N for signal N; 124\n"
+	 "wall-time; 152 cpu-time; 153 file-size or output; 159 syscall; 137\n"
+	 "other kills; 127 failed start; 125 when proctor or proctord could not\n"
+	 "run it (a usage error included). --json may stand anywhere before --.\n"
+	 "At a terminal, the program gets the terminal's foreground while it runs.\n"},
+};
+
+static const char usage_common[] =
+	"Clients serialise on DIR/lock and never wait longer than --timeout (5 s;\n"
+	"a terminating wait adds 5 s for the grace period). Errors exit 1, usage 2.\n"
+	"run starts $PROCTORD if set, else the proctord beside this proctor, else\n"
+	"proctord on the PATH; its private directory is under $TMPDIR (/tmp).\n";
+
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"Usage: proctor wait [--json] [--timeout SECONDS] DIR\n"
-		"       proctor stop [--json] [--timeout SECONDS] DIR\n"
-		"       proctor watch [--interval SECONDS] DIR\n"
-		"       proctor run [--json] [proctord options] -- program [args...]\n"
-		"\n"
-		"wait   one wait call (\"1\"): print CPU µs, resident bytes and the status\n"
-		"stop   the terminating wait (\"0\"): print the final figures; proctord exits\n"
-		"watch  a live view of CPU, CPU %% of one core, memory and status, until the\n"
-		"       program ends (the sandbox is left running)\n"
-		"run    run one program to its end under proctord, with stdio passed\n"
-		"       through; print a one-line verdict on stderr and exit with: the\n"
-		"       program's exit code; 128+N for signal N; 124 wall-time; 152\n"
-		"       cpu-time; 153 file-size or output; 159 syscall; 137 other kills;\n"
-		"       127 failed start; 125 when proctor or proctord could not run it\n"
-		"\n"
-		"Clients serialise on DIR/lock and never wait longer than --timeout (5 s;\n"
-		"a terminating wait adds 5 s for the grace period). Errors exit 1, usage 2.\n"
-		"PROCTORD names the proctord to run (default: proctord on the PATH).\n");
+	fprintf(out, "Usage:");
+	for (size_t i = 0; i < sizeof command_help / sizeof command_help[0]; i++)
+		fprintf(out, "%s%s\n", i ? "       " : " ", command_help[i].synopsis);
+	fprintf(out, "\n");
+	for (size_t i = 0; i < sizeof command_help / sizeof command_help[0]; i++) {
+		const char *t = command_help[i].text;
+
+		/* The text indented under the command's name. */
+		fprintf(out, "%-7s", command_help[i].name);
+		for (const char *nl; (nl = strchr(t, '\n')); t = nl + 1)
+			fprintf(out, "%s%.*s\n", t == command_help[i].text ? "" : "       ",
+				(int)(nl - t), t);
+	}
+	fprintf(out, "\n%s", usage_common);
+}
+
+static void command_usage(const char *cmd, FILE *out)
+{
+	for (size_t i = 0; i < sizeof command_help / sizeof command_help[0]; i++)
+		if (strcmp(command_help[i].name, cmd) == 0)
+			fprintf(out, "Usage: %s\n\n%s\n%s", command_help[i].synopsis,
+				command_help[i].text, usage_common);
+}
+
+/* A usage error of a command: one line naming what is wrong, and where the
+ * command's usage is. Returns the exit status. */
+static int __attribute__((format(printf, 3, 4)))
+usage_error(const char *cmd, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "proctor: %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "; see 'proctor %s --help'\n", cmd);
+	return code;
+}
+
+/* getopt_long's refusal of argv[optind - 1], in our words (opterr is 0). */
+static int getopt_error(const char *cmd, int c, char **argv)
+{
+	const char *a = argv[optind - 1];
+
+	if (c == ':')
+		return usage_error(cmd, 2, "%s needs a value", a);
+	if (optopt && strncmp(a, "--", 2) != 0)
+		return usage_error(cmd, 2, "unknown option '-%c'", optopt);
+	return usage_error(cmd, 2, "%s: unknown option or a value it does not take", a);
 }
 
 static void print_result(const struct proctor_result *r, int json)
@@ -102,31 +161,51 @@ static int parse_seconds(const char *s, double *out)
 	return errno || end == s || *end || *out < 0 || *out > 86400 ? -1 : 0;
 }
 
+/* The options of a command: exact names, "--help", our own messages.
+ * Returns -1 to go on, else the exit status. */
+static int command_options(const char *cmd, int argc, char **argv, const char *shortopts,
+			   const struct option *opts)
+{
+	char help[32];
+
+	snprintf(help, sizeof help, "proctor %s --help", cmd);
+	opterr = 0;
+	return optexact_check(argc, argv, shortopts + 2, opts, "proctor", help, stderr) < 0 ? 2 : -1;
+}
+
 static int cmd_wait(int argc, char **argv, int terminate)
 {
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'j'},
 		{"timeout", required_argument, NULL, 't'},
+		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	const char *cmd = terminate ? "stop" : "wait";
 	struct proctor_result r;
 	double timeout = 5;
 	int json = 0, c, rc;
 
-	while ((c = getopt_long(argc, argv, "+jt:", opts, NULL)) != -1) {
-		if (c == 'j') {
+	if ((rc = command_options(cmd, argc, argv, "+:hjt:", opts)) >= 0)
+		return rc;
+	while ((c = getopt_long(argc, argv, "+:hjt:", opts, NULL)) != -1) {
+		if (c == 'h') {
+			command_usage(cmd, stdout);
+			return 0;
+		} else if (c == 'j') {
 			json = 1;
-		} else if (c == 't' && parse_seconds(optarg, &timeout) == 0) {
-			continue;
+		} else if (c == 't') {
+			if (parse_seconds(optarg, &timeout) < 0)
+				return usage_error(cmd, 2,
+						   "--timeout %s: not a number of seconds from 0 to 86400",
+						   optarg);
 		} else {
-			usage(stderr);
-			return 2;
+			return getopt_error(cmd, c, argv);
 		}
 	}
-	if (optind != argc - 1) {
-		usage(stderr);
-		return 2;
-	}
+	if (optind != argc - 1)
+		return usage_error(cmd, 2, optind == argc ? "no DIR given" : "one DIR only, not '%s'",
+				   argv[argc - 1]);
 	if (terminate)
 		timeout += 5; /* the grace period and the kill */
 	rc = proctor_wait(argv[optind], terminate, (int)(timeout * 1000), &r);
@@ -152,42 +231,57 @@ static int cmd_watch(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"interval", required_argument, NULL, 'i'},
+		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct proctor_result r;
 	uint64_t last_cpu = 0, last_t = 0;
 	double interval = 0.25;
-	int c, tty = isatty(1);
+	int c, rc, tty = isatty(1);
 
-	while ((c = getopt_long(argc, argv, "+i:", opts, NULL)) != -1) {
-		if (c != 'i' || parse_seconds(optarg, &interval) < 0 || interval < 0.01) {
-			usage(stderr);
-			return 2;
+	if ((rc = command_options("watch", argc, argv, "+:hi:", opts)) >= 0)
+		return rc;
+	while ((c = getopt_long(argc, argv, "+:hi:", opts, NULL)) != -1) {
+		if (c == 'h') {
+			command_usage("watch", stdout);
+			return 0;
 		}
+		if (c != 'i')
+			return getopt_error("watch", c, argv);
+		if (parse_seconds(optarg, &interval) < 0 || interval < 0.01)
+			return usage_error("watch", 2,
+					   "--interval %s: not a number of seconds from 0.01 to 86400",
+					   optarg);
 	}
-	if (optind != argc - 1) {
-		usage(stderr);
-		return 2;
-	}
+	if (optind != argc - 1)
+		return usage_error("watch", 2,
+				   optind == argc ? "no DIR given" : "one DIR only, not '%s'",
+				   argv[argc - 1]);
 	for (;;) {
-		int rc = proctor_wait(argv[optind], 0, 5000, &r);
-		uint64_t t = mono_us();
-		double pct = 0;
+		uint64_t t;
+		int ended;
 
+		rc = proctor_wait(argv[optind], 0, 5000, &r);
+		t = mono_us();
 		if (rc != PROCTOR_OK) {
 			fprintf(stderr, "proctor: %s: %s\n", argv[optind], proctor_strerror(rc));
 			return 1;
 		}
-		if (last_t && t > last_t)
-			pct = 100.0 * (double)(r.cpu_us - last_cpu) / (double)(t - last_t);
+		ended = r.kind != PROCTOR_RUNNING && r.kind != PROCTOR_INVALID;
 		if (tty)
 			fputs("\033[H\033[2J", stdout); /* home, clear */
-		printf("%s\n  cpu     %10.3f s   %6.1f %% of one core\n  memory  %10.1f MiB\n"
-		       "  status  %s\n",
-		       argv[optind], (double)r.cpu_us / 1e6, pct,
+		printf("%s\n  cpu     %10.3f s", argv[optind], (double)r.cpu_us / 1e6);
+		/* A rate needs two views of a running program: none once it
+		 * has ended, when the tree's CPU time stops growing. */
+		if (!ended)
+			printf("   %6.1f %% of one core",
+			       last_t && t > last_t
+				       ? 100.0 * (double)(r.cpu_us - last_cpu) / (double)(t - last_t)
+				       : 0.0);
+		printf("\n  memory  %10.1f MiB\n  status  %s\n",
 		       (double)r.memory_bytes / (1024.0 * 1024.0), r.status);
 		fflush(stdout);
-		if (r.kind != PROCTOR_RUNNING && r.kind != PROCTOR_INVALID)
+		if (ended)
 			return 0;
 		last_cpu = r.cpu_us;
 		last_t = t;
@@ -195,21 +289,45 @@ static int cmd_watch(int argc, char **argv)
 	}
 }
 
+/* A signal's number from the name in a status line: SIGSEGV, SIGRTMIN+2,
+ * SIGRTMAX-1, SIG33. 0 if unknown. */
+static int run_signal_number(const char *name)
+{
+	char *end;
+	long n = 0;
+
+	if (strncmp(name, "SIG", 3) != 0)
+		return 0;
+	name += 3;
+	for (int sig = 1; sig < NSIG; sig++) {
+		const char *abbrev = sigabbrev_np(sig);
+
+		if (abbrev && strcmp(name, abbrev) == 0)
+			return sig;
+	}
+	if (strncmp(name, "RTMIN", 5) == 0 || strncmp(name, "RTMAX", 5) == 0) {
+		int base = name[4] == 'N' ? SIGRTMIN : SIGRTMAX;
+
+		if (name[5] == '\0')
+			return base;
+		if (name[5] != (base == SIGRTMIN ? '+' : '-') || name[6] < '0' || name[6] > '9')
+			return 0;
+		n = strtol(name + 6, &end, 10);
+		n = base == SIGRTMIN ? base + n : base - n;
+		return *end || n < SIGRTMIN || n > SIGRTMAX ? 0 : (int)n;
+	}
+	if (name[0] >= '1' && name[0] <= '9')
+		n = strtol(name, &end, 10);
+	return n > 0 && n < NSIG && !*end ? (int)n : 0;
+}
+
 static int run_exit_code(const struct proctor_result *r)
 {
-	int sig;
-
 	switch (r->kind) {
 	case PROCTOR_EXITED:
 		return r->exit_code;
 	case PROCTOR_SIGNALED:
-		for (sig = 1; sig < NSIG; sig++) {
-			const char *abbrev = sigabbrev_np(sig);
-
-			if (abbrev && strcmp(r->signal + 3, abbrev) == 0)
-				return RUN_SIGNAL_BASE + sig;
-		}
-		return RUN_SIGNAL_BASE;
+		return RUN_SIGNAL_BASE + run_signal_number(r->signal);
 	case PROCTOR_KILLED:
 		if (strcmp(r->reason, "wall-time") == 0)
 			return RUN_WALL_TIME;
@@ -231,139 +349,469 @@ static int run_exit_code(const struct proctor_result *r)
 }
 
 /* proctor run: proctord in the foreground as our child (so the program's
- * stdio is ours), a private directory, polling waits until the program
- * ends, then the terminating wait for the exact final figures. */
-static volatile sig_atomic_t run_child;
+ * stdio is ours), in a private directory PRIV under $TMPDIR: proctord's
+ * sandbox PRIV/box and its --report PRIV/report.json. proctor polls with
+ * waits until the program ends, then makes the terminating wait; the
+ * verdict comes from the report (wall time, peak memory, user and system
+ * time), which proctord writes even when a signal ended the run. */
+struct run {
+	char priv[4096], box[4096 + 8], report[4096 + 16];
+	const char *user_report; /* --report FILE given: read that one */
+	int json;
+	int tty;		  /* stdin is our terminal and we hold its foreground */
+	pid_t pid;		  /* proctord */
+	int status;		  /* proctord's wait status, once reaped */
+	struct proctor_result r;  /* the last answer */
+	int have_answer;
+};
 
-/* SIGTERM or SIGHUP to proctor ends the run through proctord, which then
- * ends the program and cleans up; proctor reports and removes its
- * directory. */
-static void run_forward(int sig)
+/* Our child proctord has exited: SIGCHLD writes to this pipe, which every
+ * wait call and pause polls, so that none waits on a dead proctord. */
+static int run_gone_pipe[2] = {-1, -1};
+static volatile sig_atomic_t run_child, run_signal;
+
+static void run_on_sigchld(int sig)
 {
-	if (run_child > 0)
+	int saved = errno;
+
+	(void)sig;
+	if (write(run_gone_pipe[1], "x", 1) < 0) {
+		/* Full: it is readable already. */
+	}
+	errno = saved;
+}
+
+/* SIGINT, SIGTERM, SIGHUP: passed on to proctord once, which ends the
+ * program (grace, kill), writes the report and exits; we report. A signal
+ * the terminal sent to our whole process group (SI_KERNEL) has reached
+ * proctord already. */
+static void run_on_signal(int sig, siginfo_t *si, void *ctx)
+{
+	(void)ctx;
+	if (run_signal)
+		return;
+	run_signal = sig;
+	if (run_child > 0 && si->si_code != SI_KERNEL)
 		kill(run_child, sig);
 }
 
-static int cmd_run(int argc, char **argv)
+static void run_signals(void)
 {
-	char tmpl[] = "/tmp/proctor-run.XXXXXX", wait_path[64];
-	struct proctor_result r;
-	char **args;
-	int json = 0, first = 1, st, rc, code;
-	pid_t pid;
+	struct sigaction sa;
 
-	if (argc > 1 && strcmp(argv[1], "--json") == 0) {
-		json = 1;
-		first = 2;
-	}
-	/* run owns the sandbox directory and the foreground. */
-	for (int i = first; i < argc && strcmp(argv[i], "--") != 0; i++) {
-		if (strncmp(argv[i], "--dir", 5) == 0 || strcmp(argv[i], "--daemonize") == 0) {
-			fprintf(stderr, "proctor: run: %s cannot be used with run\n", argv[i]);
-			return RUN_INTERNAL;
+	memset(&sa, 0, sizeof sa);
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = run_on_sigchld;
+	sa.sa_flags = SA_NOCLDSTOP | SA_RESTART;
+	sigaction(SIGCHLD, &sa, NULL);
+	sa.sa_sigaction = run_on_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* proctord dumps core on the terminal's ^\ if it wants to. */
+	signal(SIGQUIT, SIG_IGN);
+}
+
+/* Pause up to ms, or less if proctord exits. */
+static void run_pause(int ms)
+{
+	struct pollfd p = {.fd = run_gone_pipe[0], .events = POLLIN};
+
+	if (poll(&p, 1, ms) < 0 && errno != EINTR)
+		sleep_us((uint64_t)ms * 1000u);
+}
+
+/* $PROCTORD; else the proctord beside this executable (the build tree's
+ * src/, an installation's bin/); else proctord on the PATH. */
+static const char *run_proctord_path(char *buf, size_t len)
+{
+	const char *env = getenv("PROCTORD");
+	char *slash;
+	ssize_t n;
+
+	if (env && *env)
+		return env;
+	n = readlink("/proc/self/exe", buf, len);
+	if (n > 0 && (size_t)n < len) {
+		buf[n] = '\0';
+		slash = strrchr(buf, '/');
+		if (slash && (size_t)(slash - buf) + sizeof "/proctord" <= len) {
+			memcpy(slash, "/proctord", sizeof "/proctord");
+			if (access(buf, X_OK) == 0)
+				return buf;
 		}
 	}
-	if (!mkdtemp(tmpl)) {
-		perror("proctor: mkdtemp");
-		return RUN_INTERNAL;
+	return "proctord";
+}
+
+/* The options before "--": --json and --help are run's, --dir and
+ * --daemonize refused (run owns the directory and the foreground), the rest
+ * proctord's. Returns -1 to go on, else the exit status; *first is the
+ * index of "--" (or of the program when no option is given). */
+static int run_options(int argc, char **argv, struct run *run, int *first)
+{
+	int dd = 1;
+
+	while (dd < argc && strcmp(argv[dd], "--") != 0)
+		dd++;
+	if (argc > 1 && argv[1][0] != '-') {
+		*first = 1; /* no options: the program */
+		return -1;
 	}
-	/* A terminal's ^C reaches proctord, in our process group, by itself;
-	 * proctor stays to report, as system(3) does. */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGQUIT, SIG_IGN);
-	signal(SIGTERM, run_forward);
-	signal(SIGHUP, run_forward);
-	args = calloc((size_t)argc + 4, sizeof *args);
-	if (!args) {
-		rmdir(tmpl);
-		return RUN_INTERNAL;
+	for (int i = 1; i < dd; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			command_usage("run", stdout);
+			return 0;
+		}
 	}
-	args[0] = (char *)proctord_path;
-	args[1] = "--dir";
-	args[2] = tmpl;
-	for (int i = first; i < argc; i++)
-		args[i - first + 3] = argv[i];
-	pid = fork();
-	if (pid < 0) {
-		perror("proctor: fork");
+	if (argc == 1 || dd >= argc - 1)
+		return usage_error("run", RUN_INTERNAL,
+				   dd == argc && argc > 1 ? "no '--' before the program"
+							  : "no program given");
+	for (int i = 1; i < dd; i++) {
+		const char *a = argv[i];
+		size_t len = strcspn(a, "=");
+
+		if (strcmp(a, "--json") == 0) {
+			run->json = 1;
+		} else if ((len == 5 && strncmp(a, "--dir", 5) == 0) ||
+			   (len == 11 && strncmp(a, "--daemonize", 11) == 0)) {
+			return usage_error("run", RUN_INTERNAL, "%.*s cannot be used with run",
+					   (int)len, a);
+		} else if (len == 8 && strncmp(a, "--report", 8) == 0) {
+			run->user_report = a[8] == '=' ? a + 9 : i + 1 < dd ? argv[++i] : NULL;
+		}
+	}
+	*first = dd;
+	return -1;
+}
+
+/* Make the private directory and start proctord in it. Returns 0 or -1
+ * (said why; nothing left behind). */
+static int run_start(struct run *run, int argc, char **argv, int first)
+{
+	const char *tmp = getenv("TMPDIR");
+	char exe[4096];
+	char **args;
+	size_t n = 0;
+
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	if ((size_t)snprintf(run->priv, sizeof run->priv, "%s/proctor-run.XXXXXX", tmp) >=
+	    sizeof run->priv - 32) {
+		fprintf(stderr, "proctor: run: TMPDIR is too long\n");
+		return -1;
+	}
+	if (!mkdtemp(run->priv)) {
+		fprintf(stderr, "proctor: run: cannot make %s: %s\n", run->priv, strerror(errno));
+		return -1;
+	}
+	snprintf(run->box, sizeof run->box, "%s/box", run->priv);
+	snprintf(run->report, sizeof run->report, "%s/report.json", run->priv);
+	args = calloc((size_t)argc + 8, sizeof *args);
+	if (!args || pipe2(run_gone_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+		perror("proctor: run");
 		free(args);
-		rmdir(tmpl);
-		return RUN_INTERNAL;
+		rmdir(run->priv);
+		return -1;
 	}
-	if (pid == 0) {
+	args[n++] = (char *)run_proctord_path(exe, sizeof exe);
+	args[n++] = "--dir";
+	args[n++] = run->box;
+	if (!run->user_report) {
+		args[n++] = "--report";
+		args[n++] = run->report;
+	}
+	if (run->tty)
+		args[n++] = "--tty-foreground";
+	for (int i = 1; i < argc; i++)
+		if (i >= first || strcmp(argv[i], "--json") != 0)
+			args[n++] = argv[i];
+	run_signals();
+	run->pid = fork();
+	if (run->pid < 0) {
+		perror("proctor: run: fork");
+		free(args);
+		rmdir(run->priv);
+		return -1;
+	}
+	if (run->pid == 0) {
 		/* proctord ends (cleanly: grace, kill, clean-up) with us. */
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		if (getppid() == 1)
 			_exit(RUN_INTERNAL);
-		signal(SIGINT, SIG_DFL);
 		signal(SIGQUIT, SIG_DFL);
 		execvp(args[0], args);
 		fprintf(stderr, "proctor: cannot run %s: %s\n", args[0], strerror(errno));
 		_exit(RUN_INTERNAL);
 	}
 	free(args);
-	run_child = pid;
-	snprintf(wait_path, sizeof wait_path, "%s/wait", tmpl);
-	/* Ready once the wait FIFO has its reader: proctord creates it a
-	 * moment before it opens it, and a wait in between would read ENXIO
-	 * as "proctord is gone". */
-	for (int waited_ms = 0;; waited_ms++) {
+	run_child = run->pid;
+	return 0;
+}
+
+/* Whether proctord is still there (reaps it when not). */
+static int run_alive(struct run *run)
+{
+	if (run->pid < 0)
+		return 0;
+	if (waitpid(run->pid, &run->status, WNOHANG) != run->pid)
+		return 1;
+	run->pid = -1;
+	run_child = 0;
+	return 0;
+}
+
+/* Wait until proctord serves: it creates the wait FIFO a moment before it
+ * opens it, and a wait in between would read ENXIO as "proctord is gone".
+ * Returns 0, or -1 when proctord ended first or took too long. */
+static int run_ready(struct run *run)
+{
+	char wait_path[4200];
+
+	snprintf(wait_path, sizeof wait_path, "%s/wait", run->box);
+	for (uint64_t t0 = mono_us(); mono_us() - t0 < 10000000u;) {
 		int fd;
 
-		if (waited_ms > 10000) {
-			fprintf(stderr, "proctor: run: proctord did not serve %s within 10 s\n", tmpl);
-			kill(pid, SIGTERM);
-			waitpid(pid, &st, 0);
-			rmdir(tmpl);
-			return RUN_INTERNAL;
-		}
-		if (waitpid(pid, &st, WNOHANG) == pid) {
-			/* proctord ended before serving: a usage or set-up error,
-			 * already on stderr. */
-			rmdir(tmpl);
-			return RUN_INTERNAL;
-		}
+		if (!run_alive(run))
+			return -1; /* a usage or set-up error, on stderr already */
 		fd = open(wait_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 		if (fd >= 0) {
 			close(fd);
-			break;
+			return 0;
 		}
-		sleep_us(1000);
+		run_pause(1);
 	}
-	/* Poll: 1 ms apart at first, doubling to 10 ms, so that a short program
-	 * is seen ending soon after it does, and a long one costs proctord a
-	 * wait (about 50 µs of CPU) every 10 ms. */
-	for (uint64_t pause = 1000;; pause = pause * 2 > 10000 ? 10000 : pause * 2) {
-		rc = proctor_wait(tmpl, 0, 5000, &r);
-		if (rc != PROCTOR_OK || r.kind != PROCTOR_RUNNING)
+	fprintf(stderr, "proctor: run: proctord did not serve %s within 10 s\n", run->box);
+	kill(run->pid, SIGTERM);
+	return -1;
+}
+
+/* Poll: 1 ms apart at first, doubling to 10 ms, so that a short program is
+ * seen ending soon after it does, and a long one costs proctord a wait
+ * (about 50 µs of CPU) every 10 ms; then the terminating wait. Every call
+ * ends as soon as proctord does. Returns a proctor_error. */
+static int run_poll(struct run *run)
+{
+	int rc;
+
+	for (int pause = 1;; pause = pause * 2 > 10 ? 10 : pause * 2) {
+		rc = proctor_wait_fd(run->box, 0, 5000, run_gone_pipe[0], &run->r);
+		if (rc != PROCTOR_OK || run->r.kind != PROCTOR_RUNNING)
 			break;
-		sleep_us(pause);
+		run->have_answer = 1;
+		run_pause(pause);
 	}
 	if (rc == PROCTOR_OK)
-		rc = proctor_wait(tmpl, 1, 15000, &r);
-	/* Without its terminating wait proctord would serve for ever: end
-	 * it (grace, kill, clean-up) before waiting for it. */
-	if (rc != PROCTOR_OK)
-		kill(pid, SIGTERM);
-	waitpid(pid, &st, 0);
-	if (rmdir(tmpl) < 0)
-		fprintf(stderr, "proctor: run: cannot remove %s: %s\n", tmpl, strerror(errno));
-	if (rc != PROCTOR_OK) {
-		fprintf(stderr, "proctor: run: %s\n", proctor_strerror(rc));
-		return RUN_INTERNAL;
+		rc = proctor_wait_fd(run->box, 1, 15000, run_gone_pipe[0], &run->r);
+	if (rc == PROCTOR_OK)
+		run->have_answer = 1;
+	return rc;
+}
+
+/* proctord gone (told to go when the waits failed), reaped, and the
+ * terminal back. */
+static void run_reap(struct run *run, int rc)
+{
+	if (run->pid > 0) {
+		/* Without its terminating wait proctord would serve for ever:
+		 * end it (grace, kill, clean-up). Not when it has let go of
+		 * its FIFOs (gone, no sandbox): it is ending by itself then,
+		 * and its report is on the way. */
+		if (rc != PROCTOR_OK && rc != PROCTOR_EGONE && rc != PROCTOR_ENOSANDBOX &&
+		    run_alive(run))
+			kill(run->pid, SIGTERM);
+		while (run->pid > 0 && waitpid(run->pid, &run->status, 0) < 0 && errno == EINTR)
+			;
+		run->pid = -1;
+		run_child = 0;
 	}
-	code = run_exit_code(&r);
-	fprintf(stderr, "proctor: %s; cpu %.3f s\n", r.status, (double)r.cpu_us / 1e6);
-	if (json)
-		print_result(&r, 1);
+	if (run->tty && tcgetpgrp(0) != getpgrp()) {
+		/* From the background: SIGTTOU would stop us. */
+		sigset_t ttou, old;
+
+		sigemptyset(&ttou);
+		sigaddset(&ttou, SIGTTOU);
+		sigprocmask(SIG_BLOCK, &ttou, &old);
+		if (tcsetpgrp(0, getpgrp()) < 0)
+			fprintf(stderr, "proctor: run: cannot take the terminal back: %s\n",
+				strerror(errno));
+		sigprocmask(SIG_SETMASK, &old, NULL);
+	}
+}
+
+/* Nothing left on disk: the box is proctord's to remove, but a proctord
+ * killed outright cannot. */
+static void run_remove(struct run *run)
+{
+	static const char *const names[] = {"lock", "wait", "status"};
+	char path[4200];
+
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		snprintf(path, sizeof path, "%s/%s", run->box, names[i]);
+		unlink(path);
+	}
+	rmdir(run->box);
+	unlink(run->report);
+	if (rmdir(run->priv) < 0)
+		fprintf(stderr, "proctor: run: cannot remove %s: %s\n", run->priv, strerror(errno));
+}
+
+/* The verdict: the final answer's status, with the report's figures. */
+struct run_verdict {
+	struct proctor_result r;
+	json_int_t user_us, sys_us, wall_us, peak; /* -1: no report */
+	int interrupted;
+};
+
+static json_int_t run_report_int(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_integer(v) ? json_integer_value(v) : -1;
+}
+
+/* Read the report proctord wrote at the end. Returns 0 or -1. */
+static int run_read_report(const char *path, struct run_verdict *v)
+{
+	json_t *root = json_load_file(path, 0, NULL);
+	json_t *line = json_object_get(json_object_get(root, "status"), "line");
+	char answer[1100];
+	int n, rc = -1;
+
+	if (json_is_string(line)) {
+		n = snprintf(answer, sizeof answer, "%lld\n0\n%s\n",
+			     (long long)run_report_int(root, "cpu_us"), json_string_value(line));
+		if (n > 0 && (size_t)n < sizeof answer &&
+		    proctor_parse(answer, (size_t)n, &v->r) == PROCTOR_OK &&
+		    v->r.kind != PROCTOR_RUNNING && v->r.kind != PROCTOR_INVALID) {
+			v->user_us = run_report_int(root, "user_us");
+			v->sys_us = run_report_int(root, "sys_us");
+			v->wall_us = run_report_int(root, "wall_us");
+			v->peak = run_report_int(root, "peak_memory_bytes");
+			v->interrupted = json_is_true(json_object_get(root, "interrupted"));
+			rc = 0;
+		}
+	}
+	json_decref(root);
+	return rc;
+}
+
+/* Which verdict the run has. Returns 0, or -1 (said why) when there is none. */
+static int run_verdict(struct run *run, int rc, struct run_verdict *v)
+{
+	const char *report = run->user_report ? run->user_report : run->report;
+	int st = run->status;
+
+	memset(v, 0, sizeof *v);
+	v->user_us = v->sys_us = v->wall_us = v->peak = -1;
+	/* A report from a proctord that failed may be an old one. */
+	if (WIFEXITED(st) && (WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 4) &&
+	    run_read_report(report, v) == 0)
+		return 0;
+	if (rc == PROCTOR_OK && run->have_answer && run->r.kind != PROCTOR_RUNNING &&
+	    run->r.kind != PROCTOR_INVALID) {
+		v->r = run->r;
+		return 0;
+	}
+	if (rc != PROCTOR_OK && rc != PROCTOR_EGONE)
+		fprintf(stderr, "proctor: run: %s\n", proctor_strerror(rc));
+	if (WIFSIGNALED(st))
+		fprintf(stderr, "proctor: run: proctord was killed by SIG%s before the verdict\n",
+			sigabbrev_np(WTERMSIG(st)) ? sigabbrev_np(WTERMSIG(st)) : "?");
+	else if (rc == PROCTOR_OK || rc == PROCTOR_EGONE)
+		fprintf(stderr, "proctor: run: proctord exited %d before the verdict\n",
+			WEXITSTATUS(st));
+	return -1;
+}
+
+static json_t *run_json_int(json_int_t v)
+{
+	return v < 0 ? json_null() : json_integer(v);
+}
+
+static void run_print(const struct run *run, const struct run_verdict *v, int code)
+{
+	const struct proctor_result *r = &v->r;
+	static const char *const limits[] = {"cpu-time", "wall-time", "memory", "output",
+					     "file-size"};
+	const char *limit = NULL;
+	json_t *o;
+	char *s;
+
+	if (!run->json) {
+		fprintf(stderr, "proctor: %s; cpu %.3f s", r->status, (double)r->cpu_us / 1e6);
+		if (v->wall_us >= 0)
+			fprintf(stderr, ", wall %.3f s", (double)v->wall_us / 1e6);
+		if (v->peak >= 0)
+			fprintf(stderr, ", peak %.1f MiB", (double)v->peak / (1024.0 * 1024.0));
+		if (run_signal)
+			fprintf(stderr, "; interrupted by SIG%s", sigabbrev_np(run_signal));
+		else if (v->interrupted)
+			fprintf(stderr, "; interrupted");
+		fprintf(stderr, "\n");
+		return;
+	}
+	for (size_t i = 0; r->kind == PROCTOR_KILLED && i < sizeof limits / sizeof limits[0]; i++)
+		if (strcmp(r->reason, limits[i]) == 0)
+			limit = limits[i];
+	o = json_pack("{s:s, s:s, s:s, s:s, s:I, s:i}", "status", r->status, "head", r->head,
+		      "kind", proctor_kind_name(r->kind), "text", r->text, "cpu_us",
+		      (json_int_t)r->cpu_us, "exit", code);
+	json_object_set_new(o, "exit_code",
+			    r->kind == PROCTOR_EXITED ? json_integer(r->exit_code) : json_null());
+	json_object_set_new(o, "signal",
+			    r->kind == PROCTOR_SIGNALED ? json_string(r->signal) : json_null());
+	json_object_set_new(o, "reason",
+			    r->kind == PROCTOR_KILLED || r->kind == PROCTOR_FAILED
+				    ? json_string(r->reason)
+				    : json_null());
+	json_object_set_new(o, "limit", limit ? json_string(limit) : json_null());
+	json_object_set_new(o, "syscall", r->syscall[0] ? json_string(r->syscall) : json_null());
+	json_object_set_new(o, "user_us", run_json_int(v->user_us));
+	json_object_set_new(o, "sys_us", run_json_int(v->sys_us));
+	json_object_set_new(o, "wall_us", run_json_int(v->wall_us));
+	json_object_set_new(o, "peak_memory_bytes", run_json_int(v->peak));
+	json_object_set_new(o, "interrupted", json_boolean(run_signal || v->interrupted));
+	s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+	if (s)
+		fprintf(stderr, "%s\n", s);
+	free(s);
+	json_decref(o);
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	struct run run;
+	struct run_verdict v;
+	int first = 1, rc, code;
+
+	memset(&run, 0, sizeof run);
+	run.pid = -1;
+	if ((rc = run_options(argc, argv, &run, &first)) >= 0)
+		return rc;
+	/* At a terminal, and in its foreground: the program gets it. */
+	run.tty = isatty(0) && tcgetpgrp(0) == getpgrp();
+	if (run_start(&run, argc, argv, first) < 0)
+		return RUN_INTERNAL;
+	rc = run_ready(&run) < 0 ? PROCTOR_EGONE : run_poll(&run);
+	run_reap(&run, rc);
+	code = run_verdict(&run, rc, &v);
+	run_remove(&run);
+	if (code < 0)
+		return RUN_INTERNAL;
+	code = run_exit_code(&v.r);
+	/* Ended by proctord for our signal: as a shell reports a job that
+	 * signal ended. */
+	if (run_signal && v.r.kind == PROCTOR_KILLED && strcmp(v.r.reason, "terminate") == 0)
+		code = RUN_SIGNAL_BASE + run_signal;
+	run_print(&run, &v, code);
 	return code;
 }
 
 int main(int argc, char **argv)
 {
-	const char *env = getenv("PROCTORD");
-
-	proctord_path = env ? env : "proctord";
 	signal(SIGPIPE, SIG_IGN);
 	if (argc < 2) {
 		usage(stderr);
@@ -385,7 +833,6 @@ int main(int argc, char **argv)
 		return cmd_watch(argc - 1, argv + 1);
 	if (strcmp(argv[1], "run") == 0)
 		return cmd_run(argc - 1, argv + 1);
-	fprintf(stderr, "proctor: unknown command \"%s\"\n", argv[1]);
-	usage(stderr);
+	fprintf(stderr, "proctor: unknown command '%s'; see 'proctor --help'\n", argv[1]);
 	return 2;
 }

@@ -48,10 +48,20 @@ void report_signal_name(int sig, char *buf, size_t len)
 {
 	const char *abbrev = sigabbrev_np(sig);
 
+	/* Real-time signals have no abbreviation: named as kill -l and the
+	 * shells name them, from the nearer end of the range. */
+	int mid = SIGRTMIN + (SIGRTMAX - SIGRTMIN) / 2;
+
 	if (abbrev)
 		snprintf(buf, len, "SIG%s", abbrev);
-	else if (sig >= SIGRTMIN && sig <= SIGRTMAX)
+	else if (sig == SIGRTMIN)
+		snprintf(buf, len, "SIGRTMIN");
+	else if (sig > SIGRTMIN && sig <= mid)
 		snprintf(buf, len, "SIGRTMIN+%d", sig - SIGRTMIN);
+	else if (sig > mid && sig < SIGRTMAX)
+		snprintf(buf, len, "SIGRTMAX-%d", SIGRTMAX - sig);
+	else if (sig == SIGRTMAX)
+		snprintf(buf, len, "SIGRTMAX");
 	else
 		snprintf(buf, len, "SIG%d", sig);
 }
@@ -138,6 +148,9 @@ void report_status_line(const struct outcome *o, const struct limits *l, char *b
 		break;
 	case OUTCOME_SIGNALED: {
 		const char *descr = sigdescr_np(o->code);
+
+		if (!descr && o->code >= SIGRTMIN && o->code <= SIGRTMAX)
+			descr = "real-time signal";
 
 		report_signal_name(o->code, name, sizeof name);
 		snprintf(text, sizeof text, "%s", descr ? descr : "unknown signal");

@@ -161,6 +161,24 @@ static void spawn_child_close_except(const int *keep, size_t n)
 	}
 }
 
+/* The terminal's foreground group becomes the program's, which is a
+ * background group until then: tcsetpgrp from there raises SIGTTOU unless it
+ * is blocked. Best effort: if it fails, the program runs in the background
+ * as it would without --tty-foreground. */
+static void spawn_child_foreground(void)
+{
+	sigset_t ttou, old;
+
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	if (sigprocmask(SIG_BLOCK, &ttou, &old) < 0)
+		return;
+	if (tcsetpgrp(0, getpgrp()) < 0) {
+		/* Nothing to undo: the terminal stays with proctord's group. */
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
 static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent)
 {
 	const struct isolate none_isolate = {0};
@@ -196,6 +214,8 @@ static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent)
 	/* Its own process group (and with --new-session its own session). */
 	if (isolate_child_session(iso, &what) < 0)
 		spawn_report(errfd, STAGE_SETUP, errno, what);
+	if (c->tty_foreground)
+		spawn_child_foreground();
 	/* If proctord dies, so does the program (nsjail #69). The check after
 	 * it closes the race with a parent that died before the prctl. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)

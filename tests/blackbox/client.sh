@@ -96,7 +96,7 @@ run() {
 run -- sh -c 'echo out; echo err >&2; exit 3'
 check_eq "run: an exit code is passed on" 3 "$RUN_RC"
 check_eq "...the program's stdout is passed through" out "$RUN_OUT"
-check_re "...its stderr too, then the verdict line" $'^err\nproctor: exited 3; cpu [0-9.]+ s$' "$RUN_ERR"
+check_re "...its stderr too, then the verdict line" $'^err\nproctor: exited 3; cpu [0-9.]+ s, wall [0-9.]+ s, peak [0-9.]+ [KMG]?i?B$' "$RUN_ERR"
 run -- "$PROGS/crash" segv
 check_eq "run: SIGSEGV gives 128+11" 139 "$RUN_RC"
 check_re "...and a verdict naming it" "^proctor: signaled SIGSEGV: " "$RUN_ERR"

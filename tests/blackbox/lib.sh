@@ -166,7 +166,7 @@ wait_for() {
 # --- answers -----------------------------------------------------------------
 
 # The closed set of status heads (spec), with an optional ": text".
-HEAD_RE='^(running|exited [0-9]+|signaled SIG[A-Z0-9]+|killed (cpu-time|wall-time|memory|output|file-size|terminate|syscall)|failed (exec|stdin|stdout|stderr|chdir|limits|setup)|invalid)(: .*)?$'
+HEAD_RE='^(running|exited [0-9]+|signaled SIG[A-Z0-9]+([+-][0-9]+)?|killed (cpu-time|wall-time|memory|output|file-size|terminate|syscall)|failed (exec|stdin|stdout|stderr|chdir|limits|setup)|invalid)(: .*)?$'
 ANSWER_RE=$'^([0-9]+)\n([0-9]+)\n([^\n]*)\n$'
 
 # ans_parse FILE: set ANS_RAW, ANS_OK (1 if exactly three well-formed lines
