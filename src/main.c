@@ -4,6 +4,7 @@
 #include <ev.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -623,7 +624,8 @@ int main(int argc, char **argv)
 	int filter_sv[2] = {-1, -1};
 	int in_fd, out_fd, err_fd;
 	struct ev_loop *loop;
-	char err[1024];
+	/* Room for a message that quotes paths up to PATH_MAX long. */
+	char err[3 * PATH_MAX];
 	char **env;
 	int ready_fd = -1, code, nice_value;
 	uint64_t start_us;
