@@ -44,6 +44,17 @@ static void remove_cgroup_at_exit(void)
 	exit_cgroup = NULL;
 }
 
+/* The --report file, opened before the program starts: its temporary file
+ * is removed at any exit of this process; NULL once handed over. */
+static struct report_file report, *exit_report;
+
+static void remove_report_at_exit(void)
+{
+	if (exit_report)
+		report_file_close(exit_report);
+	exit_report = NULL;
+}
+
 struct options {
 	struct config cfg;
 	const char *config_file;
@@ -400,8 +411,9 @@ static int daemonize(struct options *o, char **env)
 		int st;
 
 		close(p[1]);
-		/* The daemon owns the cgroups now. */
+		/* The daemon owns the cgroups and the report now. */
 		exit_cgroup = NULL;
+		exit_report = NULL;
 		/* Up to the newline, not to EOF: a program still in its set-up
 		 * (say, opening a FIFO nobody writes) holds a copy of the write
 		 * end until its execve. */
@@ -557,7 +569,7 @@ struct finish_ctx {
 static void write_report(void *ctx)
 {
 	struct finish_ctx *f = ctx;
-	char err[1024];
+	char err[3 * PATH_MAX];
 	struct report_final rf = {
 		.outcome = &f->sv->outcome,
 		.limits = &f->cfg->limits,
@@ -579,6 +591,7 @@ static void write_report(void *ctx)
 	};
 	char src_cpu[600], src_mem[600], src_kill[600];
 	uint64_t cpu_usage, peak;
+	char *text;
 
 	report_cgroup(f->cg, &f->cfg->limits, &rf);
 	if (cgroup_cpu(f->cg, &cpu_usage, &rf.user_us, &rf.sys_us) == 0)
@@ -597,12 +610,18 @@ static void write_report(void *ctx)
 	if (!rf.src_kill)
 		rf.src_kill = cgroup_role_source(f->cg, CG_ROLE_FREEZE, src_kill, sizeof src_kill);
 
-	if (report_write_json(f->cfg->report, &rf, err, sizeof err) < 0) {
+	text = report_json_text(&rf);
+	if (!text)
+		snprintf(err, sizeof err, "cannot build the JSON report");
+	if (!text || report_file_write(&report, text, err, sizeof err) < 0) {
 		/* After daemonizing, stderr is /dev/null: the exit code
 		 * is what says the report is missing. */
 		log_warnx("report: %s", err);
 		f->failed = 1;
 	}
+	free(text);
+	report_file_close(&report);
+	exit_report = NULL;
 }
 
 int main(int argc, char **argv)
@@ -650,6 +669,18 @@ int main(int argc, char **argv)
 		in_fd = inherited_fd(o.cfg.stdin_path);
 		out_fd = inherited_fd(o.cfg.stdout_path);
 		err_fd = inherited_fd(o.cfg.stderr_path);
+		/* After those: /dev/fd/N is the caller's. A report that cannot
+		 * be written is found now, not once the program has run. */
+		if (o.cfg.report) {
+			if (o.daemonize && strcmp(o.cfg.report, "-") == 0)
+				log_fatalx(EXIT_USAGE,
+					   "--report -: with --daemonize, standard output "
+					   "carries the directory only; give a file");
+			if (report_file_open(&report, o.cfg.report, err, sizeof err) < 0)
+				log_fatalx(EXIT_USAGE, "--report %s", err);
+			exit_report = &report;
+			atexit(remove_report_at_exit);
+		}
 	}
 	if (cgroup_setup(&cg, (enum cg_mode)o.cfg.cgroup_mode, &o.cfg.limits, err, sizeof err) < 0)
 		log_fatalx(EXIT_SETUP, "%s", err);

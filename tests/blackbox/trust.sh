@@ -111,4 +111,63 @@ refused "a 4089-byte --dir keeps its reason" \
 	"--dir: the path is 4089 bytes long; DIR/status must fit in PATH_MAX \\(4096 bytes\\)\$" \
 	--dir "$long"
 
+# --- --report ------------------------------------------------------------------
+
+# refused_report DESCRIPTION ERE ARGS...: exit 2 before the program runs.
+refused_report() {
+	local desc=$1 re=$2
+	shift 2
+	rm -f "$T/ran"
+	timeout "$T_OP" "$PROCTORD" --dir "$T/rep-sb" "$@" -- sh -c ': >"$0"' "$T/ran" \
+		>"$T/out" 2>"$T/err" </dev/null
+	check_eq "$desc: exit code 2" 2 "$?"
+	check_re "...one line saying why" "^proctord: --report $re" "$(cat "$T/err")"
+	check "...only one line" one_line "$T/err"
+	check "...and the program did not run" test ! -e "$T/ran"
+}
+
+echo victim >"$T/victim"
+ln -s "$T/victim" "$T/rlink"
+refused_report "--report FILE where FILE is a symbolic link is refused" \
+	"$T/rlink is a symbolic link: a report replaces only a regular file of ours" --report "$T/rlink"
+check_eq "...the link is left as it was" "$T/victim" "$(readlink "$T/rlink")"
+check_eq "...and what it points to too" victim "$(cat "$T/victim")"
+mkfifo "$T/rfifo"
+refused_report "--report FILE where FILE is a FIFO is refused" \
+	"$T/rfifo is not a regular file" --report "$T/rfifo"
+check "...and left a FIFO" is_fifo "$T/rfifo"
+refused_report "--report FILE in a missing directory is a usage error found before the start" \
+	"$T/nodir/r.json: its directory: No such file or directory" --report "$T/nodir/r.json"
+if [ "$root" = 1 ]; then
+	as_nobody sh -c 'echo theirs >"$0"' "$T/sticky/report.json"
+	refused_report "as root, --report FILE where FILE is nobody's is refused" \
+		"$T/sticky/report.json belongs to uid $(id -u nobody), not to proctord's uid 0" \
+		--report "$T/sticky/report.json"
+	check_eq "...and left as it was" theirs "$(cat "$T/sticky/report.json")"
+else
+	for i in $(seq 5); do
+		skip "as root, --report FILE where FILE is nobody's ($i of 5)" "not root, or no setpriv or user nobody"
+	done
+fi
+
+echo old >"$T/mine.json"
+run_to_end --fsize 16777215T --report "$T/mine.json" -- true
+check_eq "--report FILE replaces a regular file of ours" "exited 0" "$ANS_STATUS"
+check_re "...with the report" '"version": 1' "$(cat "$T/mine.json")"
+check_re "...where a limit above INT64_MAX is printed exactly (--fsize 16777215T)" \
+	'"fsize_bytes": 18446742974197923840,' "$(cat "$T/mine.json")"
+check "...and no temporary file is left beside it" \
+	eval '[ -z "$(find "$T" -maxdepth 1 -name ".mine.json.*")" ]'
+
+echo "before" >"$T/fd.json"
+run_to_end --report /dev/fd/5 -- true 5>>"$T/fd.json"
+check_re "--report /dev/fd/N writes to that descriptor in place (appended here)" \
+	$'^before\n\\{\n  "cpu_us"' "$(cat "$T/fd.json")"
+
+pd_start_fg --dir "$T/dash" --report - -- true
+wait_for "$T_OP" is_fifo "$T/dash/wait" && wait0 "$T/dash"
+pd_reap "$PD_PID"
+check_eq "--report - writes to standard output: exit code 0" 0 "$PD_EXIT"
+check_re "...with the report" '^\{.*"version": 1' "$(tr '\n' ' ' <"$T/pd.$pd_seq.out")"
+
 done_testing
