@@ -111,6 +111,31 @@ refused "a 4089-byte --dir keeps its reason" \
 	"--dir: the path is 4089 bytes long; DIR/status must fit in PATH_MAX \\(4096 bytes\\)\$" \
 	--dir "$long"
 
+# --- --config ---------------------------------------------------------------------
+
+# refused_config DESCRIPTION ERE ARGS...: exit 2, one line, nothing ran.
+refused_config() {
+	local desc=$1 re=$2
+	shift 2
+	rm -f "$T/ran"
+	timeout "$T_OP" "$PROCTORD" --dir "$T/conf-sb" "$@" -- sh -c ': >"$0"' "$T/ran" \
+		>"$T/out" 2>"$T/err" </dev/null
+	check_eq "$desc: exit code 2" 2 "$?"
+	check_re "...one line saying why" "^proctord: $re" "$(cat "$T/err")"
+	check "...only one line" one_line "$T/err"
+	check "...and the program did not run" test ! -e "$T/ran"
+}
+
+mkdir "$T/confdir"
+refused_config "--config DIR (a directory) is refused" \
+	"$T/confdir: cannot read it: Is a directory\$" --config "$T/confdir"
+printf 'wall_time = 1s\0x\n' >"$T/nul.conf"
+refused_config "a NUL byte in a short line of the file is named as such" \
+	"$T/nul.conf:1: a NUL byte in the line \\(the file must be text\\)\$" --config "$T/nul.conf"
+printf 'wall_time = 1s' >"$T/last.conf"
+run_to_end --config "$T/last.conf" -- true
+check_eq "...while a last line without a newline is read" "exited 0" "$ANS_STATUS"
+
 # --- --report ------------------------------------------------------------------
 
 # refused_report DESCRIPTION ERE ARGS...: exit 2 before the program runs.
