@@ -95,8 +95,28 @@ struct report_final {
 	const char *seccomp;      /* NULL, "kill" or "errno" */
 };
 
-/* Write the report to path atomically (a temporary file, then rename).
- * Returns 0, or -1 with err filled in. */
-int report_write_json(const char *path, const struct report_final *f, char *err, size_t errlen);
+/* The JSON report, with a final newline (malloc'd; NULL if out of memory).
+ * Figures above INT64_MAX are printed exactly, as bare digits. */
+char *report_json_text(const struct report_final *f);
+
+/* Where the --report goes, made ready before the program starts: "-" is
+ * standard output and /dev/fd/N an inherited descriptor, both written in
+ * place; any other FILE is written to a temporary file in its directory,
+ * then renamed over FILE, which may only be missing or a regular file of
+ * ours (never a symbolic link, a device or another user's file). */
+struct report_file {
+	int fd;        /* what is written: in place, or the temporary file */
+	int dirfd;     /* FILE's directory; -1 when written in place */
+	char *name;    /* FILE's name in dirfd */
+	char *tmpname; /* the temporary file's name in dirfd; NULL if unnamed */
+	char *path;
+};
+
+/* Returns 0, or -1 with err filled in (the path cannot be written). */
+int report_file_open(struct report_file *r, const char *path, char *err, size_t errlen);
+/* Write text and put it in place. Returns 0, or -1 with err filled in. */
+int report_file_write(struct report_file *r, const char *text, char *err, size_t errlen);
+/* Close, and remove a temporary file that was not renamed. */
+void report_file_close(struct report_file *r);
 
 #endif

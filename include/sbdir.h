@@ -9,11 +9,16 @@
 struct sbdir {
 	char *path;
 	int fd;
-	int created;      /* proctord made it, so proctord removes it */
+	int parent_fd; /* the directory that holds it: it is removed from there */
+	char *name;    /* its name in parent_fd */
+	int created;   /* proctord made it, so proctord removes it */
 	int lock_created;
 };
 
 /* path NULL: a fresh private directory under $XDG_RUNTIME_DIR or /tmp.
+ * Every directory from / to the one that holds it must be root's or ours and
+ * writable by nobody else unless sticky; the last component of path is never
+ * a symbolic link, and an existing directory must be ours.
  * Returns 0, or -1 with err filled in. */
 int sbdir_open(struct sbdir *d, const char *path, mode_t mode, char *err, size_t errlen);
 /* Remove the lock file and, if proctord created it, the directory. */

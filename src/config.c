@@ -424,6 +424,8 @@ struct ini_state {
 	FILE *f;
 	unsigned line;
 	unsigned long_line; /* first line longer than inih reads at once */
+	unsigned nul_line;  /* first line with a NUL byte, which inih would cut */
+	int read_errno;     /* the file could not be read (a directory: EISDIR) */
 	struct ini_entry *v;
 	size_t n, cap;
 };
@@ -433,16 +435,30 @@ struct ini_state {
 static char *config_reader(char *str, int num, void *stream)
 {
 	struct ini_state *st = stream;
-	char *s = fgets(str, num, st->f);
-	size_t n;
+	int c = EOF, n = 0;
 
-	if (!s)
+	/* fgets, but one that sees a NUL byte in the line. */
+	while (n < num - 1 && (c = getc(st->f)) != EOF) {
+		str[n++] = (char)c;
+		if (c == '\0' && !st->nul_line)
+			st->nul_line = st->line + 1;
+		if (c == '\n')
+			break;
+	}
+	if (c == EOF && ferror(st->f))
+		st->read_errno = errno;
+	if (n == 0)
 		return NULL;
+	str[n] = '\0';
 	st->line++;
-	n = strlen(s);
-	if (n > 0 && s[n - 1] != '\n' && !feof(st->f) && !st->long_line)
-		st->long_line = st->line;
-	return s;
+	if (str[n - 1] != '\n' && c != EOF && !st->long_line) {
+		/* Cut at num - 1 bytes, unless that was the end of the file. */
+		c = getc(st->f);
+		if (c != EOF)
+			st->long_line = st->line;
+		ungetc(c, st->f);
+	}
+	return str;
 }
 
 static int config_handler(void *user, const char *section, const char *name, const char *value)
@@ -621,6 +637,16 @@ int config_load(struct config *c, const char *file, const char *profile, char *e
 	}
 	rc = ini_parse_stream(config_reader, &st, config_handler, &st);
 	fclose(st.f);
+	if (st.read_errno) {
+		snprintf(err, errlen, "%s: cannot read it: %s", file, strerror(st.read_errno));
+		goto fail;
+	}
+	if (st.nul_line && (rc == 0 || (unsigned)rc >= st.nul_line) &&
+	    (!st.long_line || st.nul_line <= st.long_line)) {
+		snprintf(err, errlen, "%s:%u: a NUL byte in the line (the file must be text)", file,
+			 st.nul_line);
+		goto fail;
+	}
 	if (st.long_line && (rc == 0 || (unsigned)rc > st.long_line)) {
 		snprintf(err, errlen, "%s:%u: line too long (at most %d characters)", file,
 			 st.long_line, INI_MAX_LINE - 2);

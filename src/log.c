@@ -24,13 +24,19 @@ __attribute__((format(printf, 2, 0))) static void log_vprint(int with_errno, con
 							     va_list ap)
 {
 	int saved = errno;
-	char msg[1024];
+	char buf[1024], *msg = NULL;
 
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	/* Whole, however long: a long path must not cut off the reason that
+	 * follows it. */
+	if (vasprintf(&msg, fmt, ap) < 0) {
+		msg = NULL;
+		snprintf(buf, sizeof buf, "%s", fmt);
+	}
 	if (with_errno)
-		fprintf(stderr, "%s: %s: %s\n", log_progname, msg, strerror(saved));
+		fprintf(stderr, "%s: %s: %s\n", log_progname, msg ? msg : buf, strerror(saved));
 	else
-		fprintf(stderr, "%s: %s\n", log_progname, msg);
+		fprintf(stderr, "%s: %s\n", log_progname, msg ? msg : buf);
+	free(msg);
 	errno = saved;
 }
 

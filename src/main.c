@@ -4,6 +4,7 @@
 #include <ev.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,17 @@ static void remove_cgroup_at_exit(void)
 	exit_cgroup = NULL;
 }
 
+/* The --report file, opened before the program starts: its temporary file
+ * is removed at any exit of this process; NULL once handed over. */
+static struct report_file report, *exit_report;
+
+static void remove_report_at_exit(void)
+{
+	if (exit_report)
+		report_file_close(exit_report);
+	exit_report = NULL;
+}
+
 struct options {
 	struct config cfg;
 	const char *config_file;
@@ -82,7 +94,9 @@ static void usage(FILE *out)
 		"  --check              print the effective settings, where each came from\n"
 		"                       and what enforces it, then exit\n"
 		"  --strict             a limit that cannot be honoured is an error\n"
-		"  --report FILE        write a JSON summary to FILE at the end\n"
+		"  --report FILE        write a JSON summary to FILE at the end (a new file\n"
+		"                       or a regular file of ours; - is stdout, /dev/fd/N\n"
+		"                       an open descriptor)\n"
 		"\n"
 		"Sandbox:\n"
 		"  --dir DIR            sandbox directory (created 0700 and removed at the end\n"
@@ -421,8 +435,9 @@ static int daemonize(struct options *o, char **env)
 		int st;
 
 		close(p[1]);
-		/* The daemon owns the cgroups now. */
+		/* The daemon owns the cgroups and the report now. */
 		exit_cgroup = NULL;
+		exit_report = NULL;
 		/* Up to the newline, not to EOF: a program still in its set-up
 		 * (say, opening a FIFO nobody writes) holds a copy of the write
 		 * end until its execve. */
@@ -604,7 +619,7 @@ struct finish_ctx {
 static void write_report(void *ctx)
 {
 	struct finish_ctx *f = ctx;
-	char err[1024];
+	char err[3 * PATH_MAX];
 	struct report_final rf = {
 		.outcome = &f->sv->outcome,
 		.limits = &f->cfg->limits,
@@ -626,6 +641,7 @@ static void write_report(void *ctx)
 	};
 	char src_cpu[600], src_mem[600], src_kill[600];
 	uint64_t cpu_usage, peak;
+	char *text;
 
 	report_cgroup(f->cg, &f->cfg->limits, &rf);
 	if (cgroup_cpu(f->cg, &cpu_usage, &rf.user_us, &rf.sys_us) == 0)
@@ -644,12 +660,18 @@ static void write_report(void *ctx)
 	if (!rf.src_kill)
 		rf.src_kill = cgroup_role_source(f->cg, CG_ROLE_FREEZE, src_kill, sizeof src_kill);
 
-	if (report_write_json(f->cfg->report, &rf, err, sizeof err) < 0) {
+	text = report_json_text(&rf);
+	if (!text)
+		snprintf(err, sizeof err, "cannot build the JSON report");
+	if (!text || report_file_write(&report, text, err, sizeof err) < 0) {
 		/* After daemonizing, stderr is /dev/null: the exit code
 		 * is what says the report is missing. */
 		log_warnx("report: %s", err);
 		f->failed = 1;
 	}
+	free(text);
+	report_file_close(&report);
+	exit_report = NULL;
 }
 
 int main(int argc, char **argv)
@@ -671,7 +693,8 @@ int main(int argc, char **argv)
 	int filter_sv[2] = {-1, -1};
 	int in_fd, out_fd, err_fd;
 	struct ev_loop *loop;
-	char err[1024];
+	/* Room for a message that quotes paths up to PATH_MAX long. */
+	char err[3 * PATH_MAX];
 	char **env;
 	int ready_fd = -1, code, nice_value;
 	uint64_t start_us;
@@ -701,6 +724,18 @@ int main(int argc, char **argv)
 		in_fd = inherited_fd(o.cfg.stdin_path);
 		out_fd = inherited_fd(o.cfg.stdout_path);
 		err_fd = inherited_fd(o.cfg.stderr_path);
+		/* After those: /dev/fd/N is the caller's. A report that cannot
+		 * be written is found now, not once the program has run. */
+		if (o.cfg.report) {
+			if (o.daemonize && strcmp(o.cfg.report, "-") == 0)
+				log_fatalx(EXIT_USAGE,
+					   "--report -: with --daemonize, standard output "
+					   "carries the directory only; give a file");
+			if (report_file_open(&report, o.cfg.report, err, sizeof err) < 0)
+				log_fatalx(EXIT_USAGE, "--report %s", err);
+			exit_report = &report;
+			atexit(remove_report_at_exit);
+		}
 	}
 	if (cgroup_setup(&cg, (enum cg_mode)o.cfg.cgroup_mode, &o.cfg.limits, err, sizeof err) < 0)
 		log_fatalx(EXIT_SETUP, "%s", err);

@@ -2,14 +2,16 @@
 // Status lines and responses: the closed set of heads and their human texts.
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
-#include <libgen.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -213,9 +215,46 @@ size_t report_response(uint64_t cpu_us, uint64_t rss_bytes, const char *status, 
 	return (size_t)n;
 }
 
+/* jansson's integers are signed 64-bit. A figure above INT64_MAX is held as
+ * a string that starts with a NUL, which no C string we put in the report
+ * can contain; report_json_text replaces it by the bare digits. */
+#define REPORT_U64_MARK "\"\\u0000u64:"
+
+static json_t *report_u64(uint64_t v)
+{
+	char buf[32];
+	int n;
+
+	if (v <= INT64_MAX)
+		return json_integer((json_int_t)v);
+	n = snprintf(buf, sizeof buf, "%cu64:%" PRIu64, '\0', v);
+	return json_stringn(buf, (size_t)n);
+}
+
 static json_t *report_limit(uint64_t v)
 {
-	return v == UNITS_UNLIMITED ? json_null() : json_integer((json_int_t)v);
+	return v == UNITS_UNLIMITED ? json_null() : report_u64(v);
+}
+
+/* The dumped text with every marked string "\u0000u64:DIGITS" turned into
+ * DIGITS, in place. */
+static void report_unmark(char *text)
+{
+	size_t mark = strlen(REPORT_U64_MARK);
+	char *r = text, *w = text, *m;
+
+	while ((m = strstr(r, REPORT_U64_MARK))) {
+		size_t digits;
+
+		memmove(w, r, (size_t)(m - r));
+		w += m - r;
+		r = m + mark;
+		digits = strspn(r, "0123456789");
+		memmove(w, r, digits);
+		w += digits;
+		r += digits + (r[digits] == '"');
+	}
+	memmove(w, r, strlen(r) + 1);
 }
 
 static json_t *report_status_json(const struct outcome *o, const struct limits *l)
@@ -255,14 +294,13 @@ static json_t *report_status_json(const struct outcome *o, const struct limits *
 	return st;
 }
 
-int report_write_json(const char *path, const struct report_final *f, char *err, size_t errlen)
+char *report_json_text(const struct report_final *f)
 {
 	const struct limits *l = f->limits;
 	json_t *root, *limits, *sources, *unenforced, *isolation;
-	char *tmp, *dircopy;
-	int fd, rc = -1;
+	char *dumped, *text;
 
-	limits = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I}",
+	limits = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			   "cpu_time_us", report_limit(l->cpu_time_us), "wall_time_us",
 			   report_limit(l->wall_time_us), "address_space_bytes",
 			   report_limit(l->address_space), "fsize_bytes", report_limit(l->fsize),
@@ -270,7 +308,7 @@ int report_write_json(const char *path, const struct report_final *f, char *err,
 			   "memory_max_bytes", report_limit(l->memory_max), "memory_high_bytes",
 			   report_limit(l->memory_high), "pids", report_limit(l->pids),
 			   "cpus_milli", report_limit(l->cpus_milli), "grace_us",
-			   (json_int_t)l->grace_us);
+			   report_u64(l->grace_us));
 	json_object_set_new(limits, "output_bytes", report_limit(l->output_limit));
 	isolation = json_pack("{s:b, s:b, s:b}", "new_session", f->new_session, "unshare_net",
 			      f->unshare_net, "unshare_ipc", f->unshare_ipc);
@@ -305,49 +343,242 @@ int report_write_json(const char *path, const struct report_final *f, char *err,
 			  "proctord drains (--output-limit)"
 			: "not counted: without --output-limit the output passes straight to its "
 			  "destination");
-	root = json_pack("{s:i, s:o, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:b, s:o, s:o, "
+	root = json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o, "
 			 "s:o, s:o}",
 			 "version", 1, "status", report_status_json(f->outcome, l), "cpu_us",
-			 (json_int_t)f->cpu_us, "user_us", (json_int_t)f->user_us, "sys_us",
-			 (json_int_t)f->sys_us, "wall_us", (json_int_t)f->wall_us,
-			 "peak_memory_bytes", (json_int_t)f->peak_memory, "oom_kills",
-			 f->have_oom ? json_integer((json_int_t)f->oom_kills) : json_null(),
+			 report_u64(f->cpu_us), "user_us", report_u64(f->user_us), "sys_us",
+			 report_u64(f->sys_us), "wall_us", report_u64(f->wall_us),
+			 "peak_memory_bytes", report_u64(f->peak_memory), "oom_kills",
+			 f->have_oom ? report_u64(f->oom_kills) : json_null(),
 			 "output_bytes", report_limit(f->output_bytes), "pids_peak",
-			 f->have_pids ? json_integer((json_int_t)f->pids_peak) : json_null(),
+			 f->have_pids ? report_u64(f->pids_peak) : json_null(),
 			 "pids_max_hits",
-			 f->have_pids ? json_integer((json_int_t)f->pids_max_hits) : json_null(),
+			 f->have_pids ? report_u64(f->pids_max_hits) : json_null(),
 			 "interrupted", f->interrupted, "limits", limits, "not_enforced", unenforced,
 			 "sources", sources, "isolation", isolation);
-	if (!root) {
-		snprintf(err, errlen, "cannot build the JSON report");
+	if (!root)
+		return NULL;
+	dumped = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
+	json_decref(root);
+	if (!dumped)
+		return NULL;
+	report_unmark(dumped);
+	xasprintf(&text, "%s\n", dumped);
+	free(dumped);
+	return text;
+}
+
+/* N of "/dev/fd/N" or "/proc/self/fd/N", or -1. */
+static int report_fd_number(const char *path)
+{
+	const char *p;
+	char *end;
+	long n;
+
+	if (strncmp(path, "/dev/fd/", 8) == 0)
+		p = path + 8;
+	else if (strncmp(path, "/proc/self/fd/", 14) == 0)
+		p = path + 14;
+	else
+		return -1;
+	if (*p < '0' || *p > '9')
+		return -1;
+	errno = 0;
+	n = strtol(p, &end, 10);
+	return *end || errno || n > INT_MAX ? -1 : (int)n;
+}
+
+/* What is at FILE may be replaced: nothing, or a regular file of ours. */
+static int report_target_ok(struct report_file *r, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (fstatat(r->dirfd, r->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(err, errlen, "%s: %s", r->path, strerror(errno));
 		return -1;
 	}
-	/* Beside the target, so that rename() is atomic: a reader sees the old
-	 * report or the whole new one, never half of it. */
-	dircopy = xstrdup(path);
-	xasprintf(&tmp, "%s/.%s.XXXXXX", dirname(dircopy), strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
-		goto out;
+	if (S_ISLNK(st.st_mode)) {
+		snprintf(err, errlen,
+			 "%s is a symbolic link: a report replaces only a regular file of ours "
+			 "(give /dev/fd/N for an open descriptor, - for standard output)",
+			 r->path);
+		return -1;
 	}
-	if (fchmod(fd, 0644) < 0 || json_dumpfd(root, fd, JSON_INDENT(2) | JSON_SORT_KEYS) < 0 ||
-	    write(fd, "\n", 1) != 1 || fsync(fd) < 0) {
-		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
-		close(fd);
-		unlink(tmp);
-		goto out;
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen,
+			 "%s is not a regular file: a report replaces only a regular file of ours "
+			 "(give /dev/fd/N for an open descriptor, - for standard output)",
+			 r->path);
+		return -1;
 	}
-	close(fd);
-	if (rename(tmp, path) < 0) {
-		snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-		unlink(tmp);
-		goto out;
+	if (st.st_uid != geteuid()) {
+		snprintf(err, errlen,
+			 "%s belongs to uid %u, not to proctord's uid %u: a report replaces only "
+			 "a regular file of ours",
+			 r->path, (unsigned)st.st_uid, (unsigned)geteuid());
+		return -1;
 	}
-	rc = 0;
-out:
-	json_decref(root);
-	free(tmp);
-	free(dircopy);
-	return rc;
+	return 0;
+}
+
+/* The temporary file, made now: unnamed where the file system allows it
+ * (nothing is left behind if proctord is killed), else .FILE.XXXXXX. */
+static int report_tmp_open(struct report_file *r, char *err, size_t errlen)
+{
+	r->fd = openat(r->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	if (r->fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+		goto done;
+	for (int tries = 0; tries < 100; tries++) {
+		unsigned char b[6];
+
+		if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b)
+			break;
+		free(r->tmpname);
+		xasprintf(&r->tmpname, ".%s.%02x%02x%02x%02x%02x%02x", r->name, b[0], b[1], b[2],
+			  b[3], b[4], b[5]);
+		r->fd = openat(r->dirfd, r->tmpname,
+			       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (r->fd >= 0 || errno != EEXIST)
+			break;
+	}
+done:
+	if (r->fd < 0) {
+		snprintf(err, errlen, "%s: cannot create a file beside it: %s", r->path,
+			 strerror(errno));
+		free(r->tmpname);
+		r->tmpname = NULL;
+		return -1;
+	}
+	/* 0644 whatever the umask, as a report always was. */
+	if (fchmod(r->fd, 0644) < 0) {
+		snprintf(err, errlen, "%s: chmod: %s", r->path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int report_file_open(struct report_file *r, const char *path, char *err, size_t errlen)
+{
+	char *copy, *slash;
+	int n;
+
+	memset(r, 0, sizeof *r);
+	r->fd = r->dirfd = -1;
+	r->path = xstrdup(path);
+	n = strcmp(path, "-") == 0 ? 1 : report_fd_number(path);
+	if (n >= 0) {
+		int fl = fcntl(n, F_GETFL);
+
+		if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) {
+			snprintf(err, errlen, "%s: descriptor %d is not open for writing", path, n);
+			goto fail;
+		}
+		r->fd = fcntl(n, F_DUPFD_CLOEXEC, 3);
+		if (r->fd < 0) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			goto fail;
+		}
+		return 0;
+	}
+	copy = xstrdup(path);
+	slash = strrchr(copy, '/');
+	r->name = xstrdup(slash ? slash + 1 : copy);
+	if (slash)
+		slash[slash == copy] = '\0';
+	r->dirfd = open(slash ? copy : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (r->dirfd < 0) {
+		snprintf(err, errlen, "%s: its directory: %s", path, strerror(errno));
+		free(copy);
+		goto fail;
+	}
+	free(copy);
+	if (!r->name[0] || strcmp(r->name, ".") == 0 || strcmp(r->name, "..") == 0) {
+		snprintf(err, errlen, "%s: not a file name", path);
+		goto fail;
+	}
+	if (report_target_ok(r, err, errlen) < 0 || report_tmp_open(r, err, errlen) < 0)
+		goto fail;
+	return 0;
+fail:
+	report_file_close(r);
+	return -1;
+}
+
+int report_file_write(struct report_file *r, const char *text, char *err, size_t errlen)
+{
+	size_t len = strlen(text), done = 0;
+
+	while (done < len) {
+		ssize_t n = write(r->fd, text + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			snprintf(err, errlen, "cannot write %s: %s", r->path,
+				 n < 0 ? strerror(errno) : "nothing written");
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	if (r->dirfd < 0)
+		return 0; /* in place */
+	if (fsync(r->fd) < 0) {
+		snprintf(err, errlen, "cannot write %s: %s", r->path, strerror(errno));
+		return -1;
+	}
+	if (!r->tmpname) {
+		/* Give the unnamed file a name to rename: linkat can
+		 * replace nothing. */
+		char proc[64];
+
+		snprintf(proc, sizeof proc, "/proc/self/fd/%d", r->fd);
+		for (int tries = 0; tries < 100 && !r->tmpname; tries++) {
+			unsigned char b[6];
+
+			if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b)
+				break;
+			xasprintf(&r->tmpname, ".%s.%02x%02x%02x%02x%02x%02x", r->name, b[0],
+				  b[1], b[2], b[3], b[4], b[5]);
+			if (linkat(AT_FDCWD, proc, r->dirfd, r->tmpname, AT_SYMLINK_FOLLOW) < 0) {
+				int again = errno == EEXIST;
+
+				free(r->tmpname);
+				r->tmpname = NULL;
+				if (!again)
+					break;
+			}
+		}
+		if (!r->tmpname) {
+			snprintf(err, errlen, "cannot write %s: %s", r->path, strerror(errno));
+			return -1;
+		}
+	}
+	/* Again: what is there may have changed while the program ran. */
+	if (report_target_ok(r, err, errlen) < 0)
+		return -1;
+	if (renameat(r->dirfd, r->tmpname, r->dirfd, r->name) < 0) {
+		snprintf(err, errlen, "cannot rename a temporary file to %s: %s", r->path,
+			 strerror(errno));
+		return -1;
+	}
+	free(r->tmpname);
+	r->tmpname = NULL;
+	return 0;
+}
+
+void report_file_close(struct report_file *r)
+{
+	if (r->dirfd >= 0 && r->tmpname)
+		unlinkat(r->dirfd, r->tmpname, 0);
+	if (r->fd >= 0)
+		close(r->fd);
+	if (r->dirfd >= 0)
+		close(r->dirfd);
+	free(r->tmpname);
+	free(r->name);
+	free(r->path);
+	memset(r, 0, sizeof *r);
+	r->fd = r->dirfd = -1;
 }

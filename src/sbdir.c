@@ -1,5 +1,17 @@
 // SPDX-License-Identifier: ISC
 // The sandbox directory: created private or reused, its lock file, its removal.
+//
+// Clients find the FIFOs by the directory's path, so whoever can change what
+// a directory on that path holds could move the sandbox directory away and
+// put one of their own, with their own FIFOs, in its place. Every directory
+// from / down to the one that holds the sandbox directory must therefore be
+// root's or ours, and writable by nobody else unless it is sticky (where the
+// others cannot rename what is ours). The path is walked one component at a
+// time with O_NOFOLLOW; a symbolic link on the way is read and followed by
+// hand, from a directory already checked, so that what it points to is
+// checked too. O_PATH: a directory on the way may be one we can only search.
+// The sandbox directory itself is opened relative to its
+// checked parent, never through a symbolic link.
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -7,11 +19,304 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "sbdir.h"
 #include "util.h"
+
+/* Symbolic links followed in one path, as the kernel allows. */
+#define SBDIR_MAX_LINKS 40
+
+/* Why a directory on the path cannot be trusted, or NULL. */
+static const char *sbdir_distrust(const struct stat *st, char *why, size_t len)
+{
+	uid_t euid = geteuid();
+
+	if (st->st_uid != 0 && st->st_uid != euid) {
+		snprintf(why, len,
+			 "belongs to uid %u, neither root nor proctord's uid %u: its owner could "
+			 "move the sandbox directory away and put another in its place",
+			 (unsigned)st->st_uid, (unsigned)euid);
+		return why;
+	}
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !(st->st_mode & S_ISVTX)) {
+		snprintf(why, len,
+			 "is writable by %s (mode %04o) and not sticky: %s could move the sandbox "
+			 "directory away and put another in its place",
+			 st->st_mode & S_IWOTH ? "every user" : "its group",
+			 (unsigned)(st->st_mode & 07777),
+			 st->st_mode & S_IWOTH ? "any user" : "they");
+		return why;
+	}
+	return NULL;
+}
+
+/* where := where/name, or its parent for "..". */
+static int sbdir_descend(char *where, size_t size, const char *name)
+{
+	size_t n = strlen(where);
+
+	if (strcmp(name, "..") == 0) {
+		char *slash = strrchr(where, '/');
+
+		if (slash == where)
+			where[1] = '\0';
+		else if (slash)
+			*slash = '\0';
+		return 0;
+	}
+	if (n + 1 + strlen(name) >= size)
+		return -1;
+	snprintf(where + n, size - n, "%s%s", n > 1 ? "/" : "", name);
+	return 0;
+}
+
+/* The directory path, opened after checking every directory from / to it
+ * (what names path in messages). Returns a descriptor, or -1 with err. */
+static int sbdir_open_chain(const char *path, const char *what, char *err, size_t errlen)
+{
+	char where[PATH_MAX + 1] = "/", why[300], name[NAME_MAX + 1], target[PATH_MAX];
+	char *rest = NULL;
+	size_t off = 0;
+	int fd, links = 0;
+	struct stat st;
+
+	if (path[0] == '/') {
+		rest = xstrdup(path);
+	} else {
+		char cwd[PATH_MAX];
+
+		/* A relative path goes through the working directory's. */
+		if (!getcwd(cwd, sizeof cwd)) {
+			snprintf(err, errlen, "%s: the working directory: %s", what,
+				 strerror(errno));
+			return -1;
+		}
+		xasprintf(&rest, "%s/%s", cwd, path);
+	}
+	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: cannot open /: %s", what, strerror(errno));
+		goto fail;
+	}
+	for (;;) {
+		const char *distrust;
+		size_t len;
+		ssize_t n;
+		int next, saved;
+
+		if (fstat(fd, &st) < 0) {
+			snprintf(err, errlen, "%s: cannot stat %s: %s", what, where,
+				 strerror(errno));
+			goto fail;
+		}
+		distrust = sbdir_distrust(&st, why, sizeof why);
+		if (distrust) {
+			snprintf(err, errlen, "%s: %s %s; refusing it", what, where, distrust);
+			goto fail;
+		}
+	again:
+		off += strspn(rest + off, "/");
+		if (!rest[off])
+			break;
+		len = strcspn(rest + off, "/");
+		if (len > NAME_MAX) {
+			snprintf(err, errlen, "%s: a component of the path is longer than %d bytes",
+				 what, NAME_MAX);
+			goto fail;
+		}
+		memcpy(name, rest + off, len);
+		name[len] = '\0';
+		off += len;
+		if (strcmp(name, ".") == 0)
+			goto again;
+		next = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		saved = errno;
+		if (next < 0 && (saved == ELOOP || saved == ENOTDIR) &&
+		    (n = readlinkat(fd, name, target, sizeof target)) >= 0) {
+			char *more;
+
+			/* Its directory is checked, so the link is what it was. */
+			if (++links > SBDIR_MAX_LINKS || (size_t)n >= sizeof target) {
+				snprintf(err, errlen, "%s: %s/%s: %s", what, where, name,
+					 strerror(ELOOP));
+				goto fail;
+			}
+			target[n] = '\0';
+			xasprintf(&more, "%s/%s", target, rest + off);
+			free(rest);
+			rest = more;
+			off = 0;
+			if (target[0] != '/')
+				goto again;
+			close(fd);
+			fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+			snprintf(where, sizeof where, "/");
+			if (fd < 0) {
+				snprintf(err, errlen, "%s: cannot open /: %s", what,
+					 strerror(errno));
+				goto fail;
+			}
+			continue;
+		}
+		if (next < 0 || sbdir_descend(where, sizeof where, name) < 0) {
+			snprintf(err, errlen, "%s: cannot open %s%s%s: %s", what, where,
+				 strcmp(where, "/") ? "/" : "", name,
+				 strerror(next < 0 ? saved : ENAMETOOLONG));
+			if (next >= 0)
+				close(next);
+			goto fail;
+		}
+		close(fd);
+		fd = next;
+	}
+	free(rest);
+	return fd;
+fail:
+	if (fd >= 0)
+		close(fd);
+	free(rest);
+	return -1;
+}
+
+/* A fresh directory proctor.XXXXXX in parent_fd (mkdtemp(3), relative). */
+static int sbdir_mktemp(struct sbdir *d, const char *base, mode_t mode, char *err, size_t errlen)
+{
+	static const char chars[] =
+	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+
+	for (int tries = 0; tries < 100; tries++) {
+		unsigned char r[6];
+		char name[sizeof "proctor.XXXXXX"];
+
+		if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
+			snprintf(err, errlen, "getrandom: %s", strerror(errno));
+			return -1;
+		}
+		snprintf(name, sizeof name, "proctor.");
+		for (size_t i = 0; i < sizeof r; i++)
+			name[8 + i] = chars[r[i] % (sizeof chars - 1)];
+		name[8 + sizeof r] = '\0';
+		if (mkdirat(d->parent_fd, name, mode & 0700) == 0) {
+			d->name = xstrdup(name);
+			xasprintf(&d->path, "%s%s%s", base,
+				  base[strlen(base) - 1] == '/' ? "" : "/", name);
+			d->created = 1;
+			return 0;
+		}
+		if (errno != EEXIST)
+			break;
+	}
+	snprintf(err, errlen, "cannot create a directory under %s: %s", base, strerror(errno));
+	return -1;
+}
+
+/* --dir path: its parent checked and open, the directory made if missing. */
+static int sbdir_make(struct sbdir *d, const char *path, mode_t mode, char *err, size_t errlen)
+{
+	size_t len = strlen(path);
+	char *parent, *slash;
+
+	/* Clients open DIR/status by its path. */
+	if (len + sizeof "/status" > PATH_MAX) {
+		snprintf(err, errlen,
+			 "--dir: the path is %zu bytes long; DIR/status must fit in PATH_MAX "
+			 "(%d bytes)",
+			 len, PATH_MAX);
+		return -1;
+	}
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	parent = xstrdup(path);
+	parent[len] = '\0';
+	slash = strrchr(parent, '/');
+	d->name = xstrdup(slash ? slash + 1 : parent);
+	if (!slash)
+		snprintf(parent, len + 1, ".");
+	else if (slash == parent)
+		parent[1] = '\0';
+	else
+		*slash = '\0';
+	if (!d->name[0] || strcmp(d->name, ".") == 0 || strcmp(d->name, "..") == 0) {
+		snprintf(err, errlen, "%s: the sandbox directory must be named, not / . or ..",
+			 path);
+		free(parent);
+		return -1;
+	}
+	d->parent_fd = sbdir_open_chain(parent, "--dir", err, errlen);
+	free(parent);
+	if (d->parent_fd < 0)
+		return -1;
+	d->path = xstrdup(path);
+	if (mkdirat(d->parent_fd, d->name, mode & 0700) == 0) {
+		d->created = 1;
+		return 0;
+	}
+	if (errno != EEXIST) {
+		snprintf(err, errlen, "cannot create directory %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The sandbox directory open in d->fd, never through a symbolic link, and
+ * ours: made by us (and given its exact mode), or ours and private. */
+static int sbdir_claim(struct sbdir *d, mode_t mode, char *err, size_t errlen)
+{
+	struct stat st;
+
+	d->fd = openat(d->parent_fd, d->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (d->fd < 0) {
+		int saved = errno;
+
+		if (fstatat(d->parent_fd, d->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(st.st_mode))
+			snprintf(err, errlen,
+				 "%s is a symbolic link (owned by uid %u); proctord never follows "
+				 "one there: refusing it",
+				 d->path, (unsigned)st.st_uid);
+		else
+			snprintf(err, errlen, "cannot open directory %s: %s", d->path,
+				 strerror(saved));
+		return -1;
+	}
+	/* mkdir obeys the umask, and a directory made with more than 0700
+	 * could be entered before its mode is exact: made 0700, then chmod. */
+	if (d->created && fchmod(d->fd, mode) < 0) {
+		snprintf(err, errlen, "chmod %s: %s", d->path, strerror(errno));
+		return -1;
+	}
+	/* One proctord per directory, for its whole life: the wait FIFO
+	 * closes at the terminating request, so its reader cannot say it.
+	 * (Clients lock DIR/lock, a different file.) */
+	if (flock(d->fd, LOCK_EX | LOCK_NB) < 0) {
+		snprintf(err, errlen, "the directory %s is in use by another proctord", d->path);
+		d->created = 0; /* not ours to remove */
+		return -1;
+	}
+	if (fstat(d->fd, &st) < 0) {
+		snprintf(err, errlen, "cannot stat %s: %s", d->path, strerror(errno));
+		return -1;
+	}
+	if (!d->created && st.st_uid != geteuid()) {
+		snprintf(err, errlen,
+			 "directory %s belongs to uid %u, not to proctord's uid %u; refusing to "
+			 "use it",
+			 d->path, (unsigned)st.st_uid, (unsigned)geteuid());
+		return -1;
+	}
+	if (!d->created && (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		snprintf(err, errlen,
+			 "directory %s is writable by %s (mode %04o): they could replace its "
+			 "FIFOs; refusing to use it",
+			 d->path, st.st_mode & S_IWOTH ? "every user" : "its group",
+			 (unsigned)(st.st_mode & 07777));
+		return -1;
+	}
+	return 0;
+}
 
 int sbdir_open(struct sbdir *d, const char *path, mode_t mode, char *err, size_t errlen)
 {
@@ -19,60 +324,22 @@ int sbdir_open(struct sbdir *d, const char *path, mode_t mode, char *err, size_t
 	int fd;
 
 	memset(d, 0, sizeof *d);
-	d->fd = -1;
+	d->fd = d->parent_fd = -1;
 	if (!path) {
-		const char *base = getenv("XDG_RUNTIME_DIR");
-		char *tmpl;
+		const char *base = getenv("XDG_RUNTIME_DIR"), *what = "$XDG_RUNTIME_DIR";
 
-		if (!base || base[0] != '/' || access(base, W_OK | X_OK) != 0)
+		if (!base || base[0] != '/' || access(base, W_OK | X_OK) != 0) {
 			base = "/tmp";
-		xasprintf(&tmpl, "%s/proctor.XXXXXX", base);
-		if (!mkdtemp(tmpl)) {
-			snprintf(err, errlen, "cannot create a directory under %s: %s", base,
-				 strerror(errno));
-			free(tmpl);
-			return -1;
+			what = "/tmp";
 		}
-		d->path = tmpl;
-		d->created = 1;
-		if (chmod(d->path, mode) < 0) {
-			snprintf(err, errlen, "chmod %s: %s", d->path, strerror(errno));
+		d->parent_fd = sbdir_open_chain(base, what, err, errlen);
+		if (d->parent_fd < 0 || sbdir_mktemp(d, base, mode, err, errlen) < 0)
 			goto error;
-		}
-	} else {
-		d->path = xstrdup(path);
-		if (mkdir(path, mode) == 0) {
-			d->created = 1;
-			/* mkdir obeys the umask; the mode asked for is exact. */
-			if (chmod(path, mode) < 0) {
-				snprintf(err, errlen, "chmod %s: %s", path, strerror(errno));
-				goto error;
-			}
-		} else if (errno != EEXIST) {
-			snprintf(err, errlen, "cannot create directory %s: %s", path,
-				 strerror(errno));
-			goto error;
-		}
-	}
-	fd = open(d->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot open directory %s: %s", d->path, strerror(errno));
+	} else if (sbdir_make(d, path, mode, err, errlen) < 0) {
 		goto error;
 	}
-	d->fd = fd;
-	/* One proctord per directory, for its whole life: the wait FIFO
-	 * closes at the terminating request, so its reader cannot say it.
-	 * (Clients lock DIR/lock, a different file.) */
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		snprintf(err, errlen, "the directory %s is in use by another proctord", d->path);
-		d->created = 0; /* not ours to remove */
+	if (sbdir_claim(d, mode, err, errlen) < 0)
 		goto error;
-	}
-	if (fstat(fd, &st) < 0 || (!d->created && st.st_uid != geteuid())) {
-		snprintf(err, errlen, "directory %s does not belong to us; refusing to use it",
-			 d->path);
-		goto error;
-	}
 	/* An empty lock file: clients serialise with flock(2) on it. */
 	fd = openat(d->fd, "lock", O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd >= 0) {
@@ -104,13 +371,17 @@ void sbdir_close(struct sbdir *d)
 {
 	if (d->fd >= 0 && d->lock_created)
 		unlinkat(d->fd, "lock", 0);
-	if (d->created && d->path)
-		rmdir(d->path);
+	/* From the parent checked at the start, not by the path. */
+	if (d->created && d->parent_fd >= 0 && d->name)
+		unlinkat(d->parent_fd, d->name, AT_REMOVEDIR);
+	if (d->parent_fd >= 0)
+		close(d->parent_fd);
 	/* The lifetime lock goes last: a client that finds it free knows
 	 * that everything is gone and DIR can serve a new proctord. */
 	if (d->fd >= 0)
 		close(d->fd);
 	free(d->path);
+	free(d->name);
 	memset(d, 0, sizeof *d);
-	d->fd = -1;
+	d->fd = d->parent_fd = -1;
 }

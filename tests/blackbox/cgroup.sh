@@ -200,7 +200,9 @@ elif [ -n "${PROCTOR_TEST_SCOPE:-}" ]; then
 	skip "the unprivileged fallback" "run on the host, not in the scope set-up"
 else
 	u="$T/nobody"
-	mkdir -m 0777 "$u"
+	# Its sandbox directory goes in a directory of its own: a parent anyone
+	# could write would be refused.
+	install -d -m 0755 -o nobody "$u"
 	chmod 0711 "$T"
 	as_nobody() { setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups --inh-caps=-all "$@"; }
 	out=$(as_nobody "$PROCTORD" --check --memory-max 64MiB --pids 64 2>&1)

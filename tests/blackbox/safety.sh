@@ -114,7 +114,7 @@ check_eq "...and the first still ends normally" "killed terminate" "$ANS_HEAD"
 # nothing started. Checked as nobody, whose instances nothing else uses.
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
 	chmod 0711 "$T"
-	mkdir -m 0777 "$T/hog"
+	install -d -m 0755 -o nobody "$T/hog"
 	timeout "$T_OP" setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
 		"$PROGS/probe" inotify-hog "$PROCTORD" --dir "$T/hog/sb" -- sh -c 'touch "$0"' "$T/hog/ran" \
 		>/dev/null 2>"$T/hog.err" </dev/null

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -135,6 +136,44 @@ static void overlong_response_still_ends_in_newline(void **state)
 	assert_int_equal(buf[n - 1], '\n');
 }
 
+/* The JSON report of a run that exited 0 under l, with what set. */
+static char *json_for(const struct limits *l, const char *user)
+{
+	struct outcome o;
+	struct report_final f = {.limits = l, .outcome = &o, .uid = -1, .gid = -1};
+
+	report_outcome_from_wait(&o, EXITED(0), KILL_NONE);
+	f.user = user;
+	f.cpu_us = UINT64_C(9223372036854775807);
+	f.wall_us = UINT64_C(9223372036854775808);
+	f.output_bytes = UNITS_UNLIMITED;
+	return report_json_text(&f);
+}
+
+static void report_prints_unsigned_64_bit_figures_exactly(void **state)
+{
+	struct limits l;
+	char *text;
+
+	limits_init(&l);
+	l.fsize = UINT64_C(16777215) << 40; /* --fsize 16777215T */
+	l.address_space = UINT64_MAX - 1;
+	l.nofile = 64;
+	text = json_for(&l, "\"\\u0000u64:12\"");
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\"fsize_bytes\": 18446742974197923840,"));
+	assert_non_null(strstr(text, "\"address_space_bytes\": 18446744073709551614,"));
+	assert_non_null(strstr(text, "\"nofile\": 64,"));
+	assert_non_null(strstr(text, "\"stack_bytes\": null,"));
+	assert_non_null(strstr(text, "\"cpu_us\": 9223372036854775807,"));
+	assert_non_null(strstr(text, "\"wall_us\": 9223372036854775808\n"));
+	assert_null(strstr(text, "-1099511627776"));
+	/* A string that looks like the marker is left as the string it is. */
+	assert_non_null(strstr(text, "\"user\": \"\\\"\\\\u0000u64:12\\\"\""));
+	assert_int_equal(text[strlen(text) - 1], '\n');
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -146,6 +185,7 @@ int main(void)
 		cmocka_unit_test(invalid_answers_echo_the_request_safely),
 		cmocka_unit_test(response_is_three_lines),
 		cmocka_unit_test(overlong_response_still_ends_in_newline),
+		cmocka_unit_test(report_prints_unsigned_64_bit_figures_exactly),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
