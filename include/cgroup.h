@@ -49,6 +49,7 @@ struct cgroup {
 	size_t n;
 	int role[CG_ROLE_COUNT];  /* index into h, or -1 */
 	char why[CG_ROLE_COUNT][CG_WHY]; /* why a role has no cgroup */
+	char fatal[CG_WHY];       /* a cgroup made and lost: set-up must fail */
 	int moved;                /* proctord moved itself into a leaf (v2) */
 	/* Cached descriptors of the files read on every wait; -1. */
 	int cpu_fd, peak_fd, oom_fd, pidspeak_fd, pidsevents_fd, events_fd;
