@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +160,72 @@ static int cg_has_word(const char *list, const char *w)
 			return 1;
 	}
 	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* --check: what set-up would change, found without changing anything */
+
+/* Add a line to what --check says set-up would do. */
+static void cg_plan(struct cgroup *cg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void cg_plan(struct cgroup *cg, const char *fmt, ...)
+{
+	size_t used = strlen(cg->plan);
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (used + 1 < sizeof cg->plan)
+		vsnprintf(cg->plan + used, sizeof cg->plan - used, fmt, ap);
+	va_end(ap);
+	used = strlen(cg->plan);
+	if (used + 1 < sizeof cg->plan)
+		snprintf(cg->plan + used, sizeof cg->plan - used, "\n");
+}
+
+/* Write value to file in the directory dir (dirfd); in --check, only say
+ * that it would be written, if the file is writable. */
+static int cg_change(struct cgroup *cg, int dirfd, const char *dir, const char *file,
+		     const char *value)
+{
+	if (!cg->probe)
+		return cg_write_at(dirfd, file, value);
+	if (faccessat(dirfd, file, W_OK, 0) < 0)
+		return -1;
+	cg_plan(cg, "would write %s to %s/%s", value, dir, file);
+	return 0;
+}
+
+/* Whether a new child cgroup of the v2 cgroup at pfd would have the core
+ * file (cgroup.kill, cgroup.freeze, cgroup.events, cpu.stat), without making
+ * one: a non-root cgroup has the same core files as its children; below the
+ * root, an existing child tells. */
+static int cg_probe_core_file(int pfd, const char *file)
+{
+	DIR *d;
+	struct dirent *de;
+	int dup, found = -1;
+
+	if (faccessat(pfd, "cgroup.type", F_OK, 0) == 0)
+		return faccessat(pfd, file, F_OK, 0) == 0;
+	dup = fcntl(pfd, F_DUPFD_CLOEXEC, 0);
+	d = dup >= 0 ? fdopendir(dup) : NULL;
+	if (!d) {
+		if (dup >= 0)
+			close(dup);
+		return 0;
+	}
+	while (found < 0 && (de = readdir(d))) {
+		char path[600];
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "%s/cgroup.type", de->d_name);
+		if (faccessat(pfd, path, F_OK, 0) < 0)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", de->d_name, file);
+		found = faccessat(pfd, path, F_OK, 0) == 0;
+	}
+	closedir(d);
+	return found > 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -518,28 +585,36 @@ static int cg_enable(struct cgroup *cg, struct cg_hier *h, int pfd, const char *
 	    cg_has_word(buf, c))
 		return 0;
 	snprintf(plus, sizeof plus, "+%s", c);
-	if (!cg_may_enable(pfd))
+	if (!cg_may_enable(pfd) && !(cg->probe && cg->moved))
 		errno = EBUSY;
-	else if (cg_write_at(pfd, "cgroup.subtree_control", plus) == 0)
+	else if (cg_change(cg, pfd, h->parent, "cgroup.subtree_control", plus) == 0)
 		return 0;
 	if (errno == EBUSY && !cg->moved && cg_alone(pfd)) {
 		/* Alone in a cgroup with processes: move into a leaf of our own,
 		 * then the cgroup may hand out controllers. */
 		char pid[32];
 
-		if (mkdirat(pfd, CG_LEAF, 0755) < 0 && errno != EEXIST) {
+		if (cg->probe) {
+			if (faccessat(pfd, CG_LEAF, F_OK, 0) < 0 &&
+			    faccessat(pfd, ".", W_OK | X_OK, 0) < 0) {
+				snprintf(why, whylen, "cannot create %s/%s: %s", h->parent, CG_LEAF,
+					 strerror(errno));
+				return -1;
+			}
+			cg_plan(cg, "would move proctord into %s/%s", h->parent, CG_LEAF);
+		} else if (mkdirat(pfd, CG_LEAF, 0755) < 0 && errno != EEXIST) {
 			snprintf(why, whylen, "cannot create %s/%s: %s", h->parent, CG_LEAF,
 				 strerror(errno));
 			return -1;
 		}
 		snprintf(pid, sizeof pid, "%d", (int)getpid());
-		if (cg_write_at(pfd, CG_LEAF "/cgroup.procs", pid) < 0) {
+		if (!cg->probe && cg_write_at(pfd, CG_LEAF "/cgroup.procs", pid) < 0) {
 			snprintf(why, whylen, "cannot move proctord into %s/%s: %s", h->parent,
 				 CG_LEAF, strerror(errno));
 			return -1;
 		}
 		cg->moved = 1;
-		if (cg_write_at(pfd, "cgroup.subtree_control", plus) == 0)
+		if (cg_change(cg, pfd, h->parent, "cgroup.subtree_control", plus) == 0)
 			return 0;
 	}
 	if (errno == EBUSY)
@@ -568,7 +643,7 @@ static int cg_enable(struct cgroup *cg, struct cg_hier *h, int pfd, const char *
  * be made (the limits it would serve are then not enforced, and said so);
  * -2 with why when a cgroup was made but could not be claimed: removed or
  * locked by somebody else, which must never cost a limit silently. */
-static int cg_create(struct cg_hier *h, char *why, size_t whylen)
+static int cg_create(struct cgroup *cg, struct cg_hier *h, char *why, size_t whylen)
 {
 	int pfd = open(h->parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int stale_fds[CG_STALE_MAX], rc = -1;
@@ -578,6 +653,21 @@ static int cg_create(struct cg_hier *h, char *why, size_t whylen)
 	if (pfd < 0) {
 		snprintf(why, whylen, "cannot open %s: %s", h->parent, strerror(errno));
 		return -1;
+	}
+	if (cg->probe) {
+		/* --check: neither the stale scan nor the mkdir, only whether
+		 * the mkdir could be done. */
+		if (faccessat(pfd, ".", W_OK | X_OK, 0) < 0) {
+			snprintf(why, whylen, "cannot create a cgroup in %s: %s", h->parent,
+				 strerror(errno));
+			close(pfd);
+			return -1;
+		}
+		snprintf(name, sizeof name, CG_PREFIX "%d", (int)getpid());
+		xasprintf(&h->path, "%s/%s", h->parent, name);
+		cg_plan(cg, "would create %s in %s", name, h->parent);
+		close(pfd);
+		return 0;
 	}
 	/* The stale scan is best effort: skipped when other proctords keep the
 	 * parent busy (the next start will do it). */
@@ -642,6 +732,25 @@ static void cg_why_all(struct cgroup *cg, const char *why)
 			snprintf(cg->why[r], sizeof cg->why[r], "%s", why);
 }
 
+/* Whether the sandbox's v2 cgroup in h has file. In --check it was not
+ * made: a controller's files are there once the controller is enabled (the
+ * caller knows), and the core files are found without making a cgroup. */
+static int cg_v2_has(const struct cgroup *cg, const struct cg_hier *h, const char *file)
+{
+	int pfd, r;
+
+	if (!cg->probe)
+		return cg_exists_at(h->fd, file);
+	if (strncmp(file, "cgroup.", 7) != 0 && strcmp(file, "cpu.stat") != 0)
+		return 1;
+	pfd = open(h->parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0)
+		return 0;
+	r = cg_probe_core_file(pfd, file);
+	close(pfd);
+	return r;
+}
+
 static void cg_setup_v2(struct cgroup *cg, size_t i, const struct limits *l)
 {
 	struct cg_hier *h = &cg->h[i];
@@ -659,30 +768,30 @@ static void cg_setup_v2(struct cgroup *cg, size_t i, const struct limits *l)
 	if (l->cpus_milli != UNITS_UNLIMITED)
 		cpu = cg_enable(cg, h, pfd, "cpu", why_cpu, sizeof why_cpu);
 	close(pfd);
-	rc = cg_create(h, why, sizeof why);
+	rc = cg_create(cg, h, why, sizeof why);
 	if (rc == -2)
 		snprintf(cg->fatal, sizeof cg->fatal, "%s", why);
 	if (rc < 0) {
 		cg_why_all(cg, why);
 		return;
 	}
-	if (cg_exists_at(h->fd, "cpu.stat"))
+	if (cg_v2_has(cg, h, "cpu.stat"))
 		cg_take(cg, CG_ROLE_CPU, i);
-	if (cg_exists_at(h->fd, "cgroup.kill"))
+	if (cg_v2_has(cg, h, "cgroup.kill"))
 		cg_take(cg, CG_ROLE_KILL, i);
-	if (cg_exists_at(h->fd, "cgroup.freeze"))
+	if (cg_v2_has(cg, h, "cgroup.freeze"))
 		cg_take(cg, CG_ROLE_FREEZE, i);
-	if (cg_exists_at(h->fd, "cgroup.events"))
+	if (cg_v2_has(cg, h, "cgroup.events"))
 		cg_take(cg, CG_ROLE_EVENTS, i);
-	if (mem == 0 && cg_exists_at(h->fd, "memory.max"))
+	if (mem == 0 && cg_v2_has(cg, h, "memory.max"))
 		cg_take(cg, CG_ROLE_MEMORY, i);
 	else
 		snprintf(cg->why[CG_ROLE_MEMORY], sizeof cg->why[0], "%s", why_mem);
-	if (pids == 0 && cg_exists_at(h->fd, "pids.max"))
+	if (pids == 0 && cg_v2_has(cg, h, "pids.max"))
 		cg_take(cg, CG_ROLE_PIDS, i);
 	else
 		snprintf(cg->why[CG_ROLE_PIDS], sizeof cg->why[0], "%s", why_pids);
-	if (cpu == 0 && cg_exists_at(h->fd, "cpu.max"))
+	if (cpu == 0 && cg_v2_has(cg, h, "cpu.max"))
 		cg_take(cg, CG_ROLE_CPUMAX, i);
 	else
 		snprintf(cg->why[CG_ROLE_CPUMAX], sizeof cg->why[0], "%s", why_cpu);
@@ -710,7 +819,7 @@ static void cg_setup_v1(struct cgroup *cg, size_t i, const struct limits *l)
 		want = 1;
 	if (!want)
 		return;
-	rc = cg_create(h, why, sizeof why);
+	rc = cg_create(cg, h, why, sizeof why);
 	if (rc == -2)
 		snprintf(cg->fatal, sizeof cg->fatal, "%s", why);
 	if (rc < 0) {
@@ -865,11 +974,12 @@ static void cg_open_readers(struct cgroup *cg)
 		cg->events_fd = cg_open_ro(cg->h[cg->role[CG_ROLE_EVENTS]].fd, "cgroup.events");
 }
 
-int cgroup_setup(struct cgroup *cg, enum cg_mode mode, const struct limits *l, char *err,
-		 size_t errlen)
+static int cg_setup(struct cgroup *cg, enum cg_mode mode, const struct limits *l, int probe,
+		    char *err, size_t errlen)
 {
 	memset(cg, 0, sizeof *cg);
 	cg->mode = mode;
+	cg->probe = probe;
 	for (int r = 0; r < CG_ROLE_COUNT; r++)
 		cg->role[r] = -1;
 	cg->cpu_fd = cg->peak_fd = cg->oom_fd = -1;
@@ -896,12 +1006,38 @@ int cgroup_setup(struct cgroup *cg, enum cg_mode mode, const struct limits *l, c
 		cgroup_destroy(cg);
 		return -1;
 	}
+	if (probe)
+		return 0;
 	if (cg_apply_limits(cg, l, err, errlen) < 0) {
 		cgroup_destroy(cg);
 		return -1;
 	}
 	cg_open_readers(cg);
 	return 0;
+}
+
+int cgroup_setup(struct cgroup *cg, enum cg_mode mode, const struct limits *l, char *err,
+		 size_t errlen)
+{
+	return cg_setup(cg, mode, l, 0, err, errlen);
+}
+
+void cgroup_probe(struct cgroup *cg, enum cg_mode mode, const struct limits *l)
+{
+	char err[8];
+
+	cg_setup(cg, mode, l, 1, err, sizeof err);
+}
+
+void cgroup_print_plan(const struct cgroup *cg, FILE *out, const char *prefix)
+{
+	for (const char *p = cg->plan; *p;) {
+		const char *nl = strchr(p, '\n');
+		int len = nl ? (int)(nl - p) : (int)strlen(p);
+
+		fprintf(out, "%s%.*s\n", prefix, len, p);
+		p += len + (nl != NULL);
+	}
 }
 
 static void cg_close(int *fd)
@@ -916,7 +1052,7 @@ void cgroup_destroy(struct cgroup *cg)
 	for (size_t i = 0; i < cg->n; i++) {
 		struct cg_hier *h = &cg->h[i];
 
-		if (h->path) {
+		if (h->path && !cg->probe) {
 			char *slash = strrchr(h->path, '/');
 			int pfd = open(h->parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
@@ -954,7 +1090,7 @@ int cgroup_has(const struct cgroup *cg, enum cg_role r)
 int cgroup_active(const struct cgroup *cg)
 {
 	for (size_t i = 0; i < cg->n; i++)
-		if (cg->h[i].fd >= 0)
+		if (cg->h[i].fd >= 0 || (cg->probe && cg->h[i].path))
 			return 1;
 	return 0;
 }

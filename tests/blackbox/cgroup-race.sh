@@ -166,6 +166,43 @@ for how in "ends by itself" "is killed at its wall-time limit"; do
 	[ -z "$esc" ] || kill -KILL "$esc" 2>/dev/null
 	check "[escape, main $how] proctord ends" wait_for "$T_OP" gone "$sb"
 done
+
+# --- 13.14: --check changes nothing on the machine -----------------------------
+# proctord --check runs alone in cgroups of its own, below which lies a
+# stale proctor-* cgroup (no proctord holds its lock). Set-up would remove
+# that one, create the sandbox's, and (alone in a v2 cgroup that could hand
+# out controllers, as under PROCTOR_TEST_SCOPE) move itself into a leaf and
+# enable controllers: --check must do none of it.
+if [ -n "${PROCTOR_TEST_SCOPE:-}" ]; then
+	cdirs="$PROCTOR_TEST_SCOPE/check.$$"
+	mkdir "$cdirs"
+	private_dirs="$private_dirs $cdirs"
+	check_pd=$real_proctord
+else
+	cdirs=$(private_cgroups "check.$$")
+	check_pd=$PROCTORD
+fi
+for d in $cdirs; do mkdir "$d/proctor-999999"; done
+# snapshot: the directories below, and what each hands to its children.
+snapshot() {
+	local d f
+	for d in $cdirs; do
+		find "$d" -type d | sort
+		for f in $(find "$d" -name cgroup.subtree_control | sort); do
+			echo "$f: $(cat "$f")"
+		done
+	done
+}
+before=$(snapshot)
+# shellcheck disable=SC2086
+check_out=$( (enter_cgroups $cdirs && exec "$check_pd" --check --memory-max 64MiB --pids 64 --cpus 1) 2>&1)
+after=$(snapshot)
+diag "$check_out"
+check_eq "--check changes no cgroup below its own (a stale one, controllers, leaves)" "$before" "$after"
+check_re "--check says what set-up would create, and where" "would create proctor-[0-9]+ in ${cdirs%% *}" "$check_out"
+check_re "--check still names the cgroup that would enforce memory_max" \
+	'memory_max +64MiB +command line +cgroup[12] memory' "$check_out"
+
 none_tagged() { [ -z "$(tagged_pids)" ]; }
 check "no process of this script's sandboxes is left" wait_for "$T_OP" none_tagged
 
