@@ -47,17 +47,17 @@ cg_dirs() {
 }
 
 # Private parent cgroups: one per hierarchy below the script's own, created
-# by private_cgroups NAME (prints them); enter_cgroups DIRS moves the calling
-# shell ($BASHPID) into them.
+# by private_cgroups NAME (sets PRIVATE to them; the clean-up removes them);
+# enter_cgroups DIRS moves the calling shell ($BASHPID) into them.
 private_dirs=""
 private_cgroups() {
-	local d out=""
+	local d
+	PRIVATE=""
 	for d in $(cg_dirs $$); do
 		mkdir "$d/$1" 2>/dev/null || continue
-		out="$out $d/$1"
+		PRIVATE="$PRIVATE $d/$1"
 	done
-	private_dirs="$private_dirs $out"
-	echo "$out"
+	private_dirs="$private_dirs $PRIVATE"
 }
 enter_cgroups() {
 	local d
@@ -102,7 +102,8 @@ race_one() {
 	"$PROCTOR" run --json --memory-max 16MiB --wall-time 30s -- \
 		"$PROGS/hold" 64 "$out/$1.ready" "$out/no-such-fifo" >"$out/$1.json" 2>"$out/$1.err"
 }
-dirs=$(private_cgroups "race.$$")
+private_cgroups "race.$$"
+dirs=$PRIVATE
 t0=$(now_us)
 (
 	if [ -z "${PROCTOR_TEST_SCOPE:-}" ]; then
@@ -182,7 +183,8 @@ if [ -n "${PROCTOR_TEST_SCOPE:-}" ]; then
 	private_dirs="$private_dirs $cdirs"
 	check_pd=$real_proctord
 else
-	cdirs=$(private_cgroups "check.$$")
+	private_cgroups "check.$$"
+	cdirs=$PRIVATE
 	check_pd=$PROCTORD
 fi
 for d in $cdirs; do mkdir "$d/proctor-999999"; done
@@ -208,5 +210,10 @@ check_re "--check still names the cgroup that would enforce memory_max" \
 
 none_tagged() { [ -z "$(tagged_pids)" ]; }
 check "no process of this script's sandboxes is left" wait_for "$T_OP" none_tagged
+for d in $private_dirs; do rm_cgroup "$d"; done
+left=""
+for d in $private_dirs; do [ ! -e "$d" ] || left="$left $d"; done
+check_eq "the script's own cgroups are removed" "" "$left"
+private_dirs=""
 
 done_testing
