@@ -989,10 +989,11 @@ static int cg_setup(struct cgroup *cg, enum cg_mode mode, const struct limits *l
 		return 0;
 	}
 	cg_discover(cg);
-	for (size_t i = 0; i < cg->n; i++)
+	/* A cgroup made and lost ends the set-up at once (cg->fatal). */
+	for (size_t i = 0; i < cg->n && !cg->fatal[0]; i++)
 		if (cg->h[i].version == 2 && mode != CG_MODE_V1)
 			cg_setup_v2(cg, i, l);
-	for (size_t i = 0; i < cg->n; i++)
+	for (size_t i = 0; i < cg->n && !cg->fatal[0]; i++)
 		if (cg->h[i].version == 1 && mode != CG_MODE_V2)
 			cg_setup_v1(cg, i, l);
 	if (mode == CG_MODE_V2)

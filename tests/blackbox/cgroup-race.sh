@@ -138,6 +138,54 @@ for d in $dirs; do
 done
 check_eq "no sandbox cgroup is left behind" "" "$left"
 
+# --- a cgroup removed right after its mkdir: fail closed -------------------------
+# strace holds proctord for a second after each mkdirat (the sandbox's
+# cgroups are its only ones), and the script removes each new proctor-*
+# cgroup meanwhile, as another process could. proctord must refuse to start
+# (proctor run: 125), not run the program with its memory limit reduced to a
+# warning.
+if vg_on; then
+	skip "a proctord whose new cgroup is removed refuses to start" "under valgrind (strace)"
+elif ! command -v strace >/dev/null; then
+	skip "a proctord whose new cgroup is removed refuses to start" "no strace here"
+else
+	private_cgroups "gone.$$"
+	gdirs=$PRIVATE
+	(
+		if [ -z "${PROCTOR_TEST_SCOPE:-}" ]; then
+			# shellcheck disable=SC2086
+			enter_cgroups $gdirs || exit 1
+		fi
+		# LeakSanitizer cannot work under ptrace (ASan builds).
+		export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+		exec strace -f -qq -o /dev/null -e trace=mkdirat -e inject=mkdirat:delay_exit=1000000 \
+			"$PROCTOR" run --memory-max 16MiB --wall-time 10s -- \
+			"$PROGS/hold" 64 "$T/gone.ready" "$T/no-such-fifo" >"$T/gone.out" 2>"$T/gone.err"
+	) &
+	gone_pid=$!
+	removed=0
+	deadline=$(($(now_us) + 4 * T_OP * 1000000))
+	while kill -0 "$gone_pid" 2>/dev/null && [ "$(now_us)" -lt "$deadline" ]; do
+		for d in $gdirs; do
+			for c in "$d"/proctor-* "$d"/*/proctor-*; do
+				[ -d "$c" ] && rmdir "$c" 2>/dev/null && removed=$((removed + 1))
+			done
+		done
+		sleep 0.01
+	done
+	wait "$gone_pid"
+	rc=$?
+	diag "removed $removed new cgroups; proctor run: $(cat "$T/gone.err")"
+	if [ -n "${PROCTOR_TEST_SCOPE:-}" ]; then
+		skip "a proctord whose new cgroup is removed refuses to start" "the scope wrapper starts proctord in cgroups of its own"
+	else
+		check_eq "a proctord whose new cgroup is removed refuses to start (proctor run: 125)" 125 "$rc"
+		check_re "...and says why" "cannot claim the cgroup .*proctor-[0-9.]+ that proctord just created" "$(cat "$T/gone.err")"
+		check "...and never runs the program with a limit reduced to a warning" \
+			eval '! grep -q "cannot be honoured" "$T/gone.err" && [ ! -e "$T/gone.ready" ]'
+	fi
+fi
+
 # --- 13.5: a child moved out of the sandbox's cgroup dies with the sandbox ------
 # A program running as root may write a child's pid into another cgroup's
 # cgroup.procs (here the root of every hierarchy, which always takes it). It
