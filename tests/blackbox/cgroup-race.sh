@@ -148,14 +148,14 @@ if vg_on; then
 	skip "a proctord whose new cgroup is removed refuses to start" "under valgrind (strace)"
 elif ! command -v strace >/dev/null; then
 	skip "a proctord whose new cgroup is removed refuses to start" "no strace here"
+elif [ -n "${PROCTOR_TEST_SCOPE:-}" ]; then
+	skip "a proctord whose new cgroup is removed refuses to start" "the scope wrapper starts proctord in cgroups of its own"
 else
 	private_cgroups "gone.$$"
 	gdirs=$PRIVATE
 	(
-		if [ -z "${PROCTOR_TEST_SCOPE:-}" ]; then
-			# shellcheck disable=SC2086
-			enter_cgroups $gdirs || exit 1
-		fi
+		# shellcheck disable=SC2086
+		enter_cgroups $gdirs || exit 1
 		# LeakSanitizer cannot work under ptrace (ASan builds).
 		export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 		exec strace -f -qq -o /dev/null -e trace=mkdirat -e inject=mkdirat:delay_exit=1000000 \
@@ -176,14 +176,10 @@ else
 	wait "$gone_pid"
 	rc=$?
 	diag "removed $removed new cgroups; proctor run: $(cat "$T/gone.err")"
-	if [ -n "${PROCTOR_TEST_SCOPE:-}" ]; then
-		skip "a proctord whose new cgroup is removed refuses to start" "the scope wrapper starts proctord in cgroups of its own"
-	else
-		check_eq "a proctord whose new cgroup is removed refuses to start (proctor run: 125)" 125 "$rc"
-		check_re "...and says why" "cannot claim the cgroup .*proctor-[0-9.]+ that proctord just created" "$(cat "$T/gone.err")"
-		check "...and never runs the program with a limit reduced to a warning" \
-			eval '! grep -q "cannot be honoured" "$T/gone.err" && [ ! -e "$T/gone.ready" ]'
-	fi
+	check_eq "a proctord whose new cgroup is removed refuses to start (proctor run: 125)" 125 "$rc"
+	check_re "...and says why" "cannot claim the cgroup .*proctor-[0-9.]+ that proctord just created" "$(cat "$T/gone.err")"
+	check "...and never runs the program with a limit reduced to a warning" \
+		eval '! grep -q "cannot be honoured" "$T/gone.err" && [ ! -e "$T/gone.ready" ]'
 fi
 
 # --- 13.5: a child moved out of the sandbox's cgroup dies with the sandbox ------
