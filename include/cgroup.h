@@ -49,7 +49,10 @@ struct cgroup {
 	size_t n;
 	int role[CG_ROLE_COUNT];  /* index into h, or -1 */
 	char why[CG_ROLE_COUNT][CG_WHY]; /* why a role has no cgroup */
+	char fatal[CG_WHY];       /* a cgroup made and lost: set-up must fail */
 	int moved;                /* proctord moved itself into a leaf (v2) */
+	int probe;                /* --check: nothing is changed (cgroup_probe) */
+	char plan[2048];          /* --check: what set-up would do, a line each */
 	/* Cached descriptors of the files read on every wait; -1. */
 	int cpu_fd, peak_fd, oom_fd, pidspeak_fd, pidsevents_fd, events_fd;
 	int oom_watch_fd;         /* readable when an OOM event may have happened; -1 */
@@ -67,6 +70,11 @@ const char *cgroup_mode_name(enum cg_mode m);
  * a limit is never silently ignored. */
 int cgroup_setup(struct cgroup *cg, enum cg_mode mode, const struct limits *l, char *err,
 		 size_t errlen);
+/* The same analysis for --check, read-only: no cgroup is created, removed
+ * or moved into, no controller enabled, no limit written; cg says what
+ * would serve each role, and cgroup_print_plan what set-up would change. */
+void cgroup_probe(struct cgroup *cg, enum cg_mode mode, const struct limits *l);
+void cgroup_print_plan(const struct cgroup *cg, FILE *out, const char *prefix);
 /* Remove the sandbox's cgroups (they must be empty) and close everything. */
 void cgroup_destroy(struct cgroup *cg);
 

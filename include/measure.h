@@ -45,6 +45,8 @@ struct measure {
 };
 
 void measure_init(struct measure *m, pid_t root, struct cgroup *cg);
+/* The same on a /proc tree at another place (the unit tests' fixtures). */
+void measure_init_at(struct measure *m, pid_t root, struct cgroup *cg, const char *proc);
 void measure_free(struct measure *m);
 
 /* Figures of the tree now: CPU µs since start (monotonic) and resident bytes

@@ -6,9 +6,15 @@
 // cgroup.events and cpu.stat; memory, pids and cpu may be v2 controllers or
 // live in v1 hierarchies. Each role goes to the first hierarchy that serves
 // it, v2 before v1. The sandbox's cgroup is made below proctord's own cgroup
-// in each hierarchy it uses, named proctor-PID, and proctord holds an flock
-// on its directory for life: a cgroup named so whose lock can be taken was
-// left by a proctord that died, and is killed and removed at start.
+// in each hierarchy it uses, named proctor-PID, and proctord holds a shared
+// flock on its directory for life: a cgroup named so whose lock can be taken
+// exclusively was left by a proctord that died, and is killed and removed at
+// start. Creating a cgroup and taking its life lock are one step for every
+// other proctord: both happen under a shared flock on the parent directory,
+// and the stale scan runs only under an exclusive one (cg_create), so that a
+// scan never meets a cgroup that exists and is not locked yet. A cgroup that
+// proctord made and then could not claim is a set-up error, never a limit
+// quietly not enforced.
 //
 // The v2 no-internal-process rule: a non-root cgroup with processes cannot
 // hand memory or pids to its children. If proctord is alone in its cgroup
@@ -21,6 +27,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +160,72 @@ static int cg_has_word(const char *list, const char *w)
 			return 1;
 	}
 	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* --check: what set-up would change, found without changing anything */
+
+/* Add a line to what --check says set-up would do. */
+static void cg_plan(struct cgroup *cg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void cg_plan(struct cgroup *cg, const char *fmt, ...)
+{
+	size_t used = strlen(cg->plan);
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (used + 1 < sizeof cg->plan)
+		vsnprintf(cg->plan + used, sizeof cg->plan - used, fmt, ap);
+	va_end(ap);
+	used = strlen(cg->plan);
+	if (used + 1 < sizeof cg->plan)
+		snprintf(cg->plan + used, sizeof cg->plan - used, "\n");
+}
+
+/* Write value to file in the directory dir (dirfd); in --check, only say
+ * that it would be written, if the file is writable. */
+static int cg_change(struct cgroup *cg, int dirfd, const char *dir, const char *file,
+		     const char *value)
+{
+	if (!cg->probe)
+		return cg_write_at(dirfd, file, value);
+	if (faccessat(dirfd, file, W_OK, 0) < 0)
+		return -1;
+	cg_plan(cg, "would write %s to %s/%s", value, dir, file);
+	return 0;
+}
+
+/* Whether a new child cgroup of the v2 cgroup at pfd would have the core
+ * file (cgroup.kill, cgroup.freeze, cgroup.events, cpu.stat), without making
+ * one: a non-root cgroup has the same core files as its children; below the
+ * root, an existing child tells. */
+static int cg_probe_core_file(int pfd, const char *file)
+{
+	DIR *d;
+	struct dirent *de;
+	int dup, found = -1;
+
+	if (faccessat(pfd, "cgroup.type", F_OK, 0) == 0)
+		return faccessat(pfd, file, F_OK, 0) == 0;
+	dup = fcntl(pfd, F_DUPFD_CLOEXEC, 0);
+	d = dup >= 0 ? fdopendir(dup) : NULL;
+	if (!d) {
+		if (dup >= 0)
+			close(dup);
+		return 0;
+	}
+	while (found < 0 && (de = readdir(d))) {
+		char path[600];
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "%s/cgroup.type", de->d_name);
+		if (faccessat(pfd, path, F_OK, 0) < 0)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", de->d_name, file);
+		found = faccessat(pfd, path, F_OK, 0) == 0;
+	}
+	closedir(d);
+	return found > 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -380,41 +453,74 @@ static int cg_remove_tree(int parentfd, const char *name, int depth)
 	return -1;
 }
 
-/* Cgroups named like ours below parent whose lock is free were left by a
- * proctord that died: kill what is in them and remove them. */
-static void cg_clean_stale(const char *parent)
+/* Take an flock without blocking for ever: anyone who can open a cgroup
+ * directory can flock it, and a start must not hang on a stranger's lock.
+ * Retries every millisecond for up to ms milliseconds. */
+static int cg_flock_wait(int fd, int op, int ms)
 {
-	int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (int i = 0;; i++) {
+		struct timespec ts = {0, 1000000};
+
+		if (flock(fd, op | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK || i >= ms)
+			return -1;
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* Cgroups named like ours below the parent at pfd whose life lock is free
+ * were left by a proctord that died: claim each (an exclusive lock, kept in
+ * fds) so that the caller removes it once the parent is unlocked. The caller
+ * holds the parent's exclusive lock, so no proctord is between its mkdir and
+ * its life lock. Returns how many were claimed. */
+static size_t cg_claim_stale(int pfd, int *fds, char (*names)[64], size_t max)
+{
 	DIR *d;
 	struct dirent *de;
+	size_t n = 0;
+	int dup = fcntl(pfd, F_DUPFD_CLOEXEC, 0);
 
-	if (pfd < 0)
-		return;
-	d = fdopendir(fcntl(pfd, F_DUPFD_CLOEXEC, 0));
+	d = dup >= 0 ? fdopendir(dup) : NULL;
 	if (!d) {
-		close(pfd);
-		return;
+		if (dup >= 0)
+			close(dup);
+		return 0;
 	}
-	while ((de = readdir(d))) {
+	while ((de = readdir(d)) && n < max) {
 		int fd;
 
-		if (de->d_type != DT_DIR || strncmp(de->d_name, CG_PREFIX, strlen(CG_PREFIX)) != 0)
+		if (de->d_type != DT_DIR ||
+		    strncmp(de->d_name, CG_PREFIX, strlen(CG_PREFIX)) != 0 ||
+		    strlen(de->d_name) >= sizeof names[0])
 			continue;
 		fd = openat(pfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
-			if (cg_remove_tree(pfd, de->d_name, 0) == 0)
-				log_warnx("removed %s/%s, left by a proctord that died", parent,
-					  de->d_name);
-			else
-				log_warn("cannot remove %s/%s, left by a proctord that died", parent,
-					 de->d_name);
+		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+			close(fd);
+			continue;
 		}
-		close(fd);
+		fds[n] = fd;
+		snprintf(names[n], sizeof names[n], "%s", de->d_name);
+		n++;
 	}
 	closedir(d);
-	close(pfd);
+	return n;
+}
+
+/* Kill what is in the claimed stale cgroups and remove them. */
+static void cg_remove_stale(const char *parent, int pfd, const int *fds, char (*names)[64],
+			    size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (cg_remove_tree(pfd, names[i], 0) == 0)
+			log_warnx("removed %s/%s, left by a proctord that died", parent, names[i]);
+		else
+			log_warn("cannot remove %s/%s, left by a proctord that died", parent,
+				 names[i]);
+		close(fds[i]);
+	}
 }
 
 /* ------------------------------------------------------------------------ */
@@ -479,28 +585,36 @@ static int cg_enable(struct cgroup *cg, struct cg_hier *h, int pfd, const char *
 	    cg_has_word(buf, c))
 		return 0;
 	snprintf(plus, sizeof plus, "+%s", c);
-	if (!cg_may_enable(pfd))
+	if (!cg_may_enable(pfd) && !(cg->probe && cg->moved))
 		errno = EBUSY;
-	else if (cg_write_at(pfd, "cgroup.subtree_control", plus) == 0)
+	else if (cg_change(cg, pfd, h->parent, "cgroup.subtree_control", plus) == 0)
 		return 0;
 	if (errno == EBUSY && !cg->moved && cg_alone(pfd)) {
 		/* Alone in a cgroup with processes: move into a leaf of our own,
 		 * then the cgroup may hand out controllers. */
 		char pid[32];
 
-		if (mkdirat(pfd, CG_LEAF, 0755) < 0 && errno != EEXIST) {
+		if (cg->probe) {
+			if (faccessat(pfd, CG_LEAF, F_OK, 0) < 0 &&
+			    faccessat(pfd, ".", W_OK | X_OK, 0) < 0) {
+				snprintf(why, whylen, "cannot create %s/%s: %s", h->parent, CG_LEAF,
+					 strerror(errno));
+				return -1;
+			}
+			cg_plan(cg, "would move proctord into %s/%s", h->parent, CG_LEAF);
+		} else if (mkdirat(pfd, CG_LEAF, 0755) < 0 && errno != EEXIST) {
 			snprintf(why, whylen, "cannot create %s/%s: %s", h->parent, CG_LEAF,
 				 strerror(errno));
 			return -1;
 		}
 		snprintf(pid, sizeof pid, "%d", (int)getpid());
-		if (cg_write_at(pfd, CG_LEAF "/cgroup.procs", pid) < 0) {
+		if (!cg->probe && cg_write_at(pfd, CG_LEAF "/cgroup.procs", pid) < 0) {
 			snprintf(why, whylen, "cannot move proctord into %s/%s: %s", h->parent,
 				 CG_LEAF, strerror(errno));
 			return -1;
 		}
 		cg->moved = 1;
-		if (cg_write_at(pfd, "cgroup.subtree_control", plus) == 0)
+		if (cg_change(cg, pfd, h->parent, "cgroup.subtree_control", plus) == 0)
 			return 0;
 	}
 	if (errno == EBUSY)
@@ -516,16 +630,53 @@ static int cg_enable(struct cgroup *cg, struct cg_hier *h, int pfd, const char *
 	return -1;
 }
 
-/* Make (and lock) the sandbox's cgroup in h. */
-static int cg_create(struct cg_hier *h, char *why, size_t whylen)
+#define CG_STALE_MAX 32
+
+/* Make the sandbox's cgroup in h and take its life lock, as one step for
+ * every other proctord. The directory is visible to a stale scan from its
+ * mkdir on, and its life lock is taken only after, so mkdir and lock happen
+ * under a shared lock on the parent directory, and a stale scan runs only
+ * under the parent's exclusive lock: a scan never sees a cgroup between its
+ * mkdir and its life lock. The life lock is shared too, so that a proctord
+ * running inside another's sandbox (whose cgroup is its parent) can still
+ * take the shared parent lock. Returns 0; -1 with why when no cgroup could
+ * be made (the limits it would serve are then not enforced, and said so);
+ * -2 with why when a cgroup was made but could not be claimed: removed or
+ * locked by somebody else, which must never cost a limit silently. */
+static int cg_create(struct cgroup *cg, struct cg_hier *h, char *why, size_t whylen)
 {
 	int pfd = open(h->parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	char name[64];
+	int stale_fds[CG_STALE_MAX], rc = -1;
+	char stale_names[CG_STALE_MAX][64], name[64] = "";
+	size_t n_stale = 0;
 
 	if (pfd < 0) {
 		snprintf(why, whylen, "cannot open %s: %s", h->parent, strerror(errno));
 		return -1;
 	}
+	if (cg->probe) {
+		/* --check: neither the stale scan nor the mkdir, only whether
+		 * the mkdir could be done. */
+		if (faccessat(pfd, ".", W_OK | X_OK, 0) < 0) {
+			snprintf(why, whylen, "cannot create a cgroup in %s: %s", h->parent,
+				 strerror(errno));
+			close(pfd);
+			return -1;
+		}
+		snprintf(name, sizeof name, CG_PREFIX "%d", (int)getpid());
+		xasprintf(&h->path, "%s/%s", h->parent, name);
+		cg_plan(cg, "would create %s in %s", name, h->parent);
+		close(pfd);
+		return 0;
+	}
+	/* The stale scan is best effort: skipped when other proctords keep the
+	 * parent busy (the next start will do it). */
+	if (cg_flock_wait(pfd, LOCK_EX, 100) == 0) {
+		n_stale = cg_claim_stale(pfd, stale_fds, stale_names, CG_STALE_MAX);
+		flock(pfd, LOCK_UN);
+	}
+	if (cg_flock_wait(pfd, LOCK_SH, 2000) < 0)
+		log_warn("cannot lock %s; creating the sandbox's cgroup without it", h->parent);
 	for (int i = 0; i < 100; i++) {
 		if (i == 0)
 			snprintf(name, sizeof name, CG_PREFIX "%d", (int)getpid());
@@ -536,30 +687,34 @@ static int cg_create(struct cg_hier *h, char *why, size_t whylen)
 		if (errno != EEXIST) {
 			snprintf(why, whylen, "cannot create a cgroup in %s: %s", h->parent,
 				 strerror(errno));
-			close(pfd);
-			return -1;
+			name[0] = '\0';
+			goto out;
 		}
 		name[0] = '\0';
 	}
 	if (!name[0]) {
 		snprintf(why, whylen, "cannot create a cgroup in %s: names taken", h->parent);
-		close(pfd);
-		return -1;
+		goto out;
 	}
 	h->fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (h->fd < 0 || flock(h->fd, LOCK_EX | LOCK_NB) < 0) {
-		snprintf(why, whylen, "cannot open %s/%s: %s", h->parent, name, strerror(errno));
+	if (h->fd < 0 || flock(h->fd, LOCK_SH | LOCK_NB) < 0) {
+		snprintf(why, whylen,
+			 "cannot claim the cgroup %s/%s that proctord just created: %s", h->parent,
+			 name, strerror(errno));
 		if (h->fd >= 0)
 			close(h->fd);
 		h->fd = -1;
-		unlinkat(pfd, name, AT_REMOVEDIR);
-		close(pfd);
-		return -1;
+		rc = -2;
+		goto out;
 	}
-	close(pfd);
 	xasprintf(&h->path, "%s/%s", h->parent, name);
 	h->procs_fd = openat(h->fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
-	return 0;
+	rc = 0;
+out:
+	flock(pfd, LOCK_UN);
+	cg_remove_stale(h->parent, pfd, stale_fds, stale_names, n_stale);
+	close(pfd);
+	return rc;
 }
 
 static void cg_take(struct cgroup *cg, enum cg_role r, size_t i)
@@ -577,12 +732,31 @@ static void cg_why_all(struct cgroup *cg, const char *why)
 			snprintf(cg->why[r], sizeof cg->why[r], "%s", why);
 }
 
+/* Whether the sandbox's v2 cgroup in h has file. In --check it was not
+ * made: a controller's files are there once the controller is enabled (the
+ * caller knows), and the core files are found without making a cgroup. */
+static int cg_v2_has(const struct cgroup *cg, const struct cg_hier *h, const char *file)
+{
+	int pfd, r;
+
+	if (!cg->probe)
+		return cg_exists_at(h->fd, file);
+	if (strncmp(file, "cgroup.", 7) != 0 && strcmp(file, "cpu.stat") != 0)
+		return 1;
+	pfd = open(h->parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0)
+		return 0;
+	r = cg_probe_core_file(pfd, file);
+	close(pfd);
+	return r;
+}
+
 static void cg_setup_v2(struct cgroup *cg, size_t i, const struct limits *l)
 {
 	struct cg_hier *h = &cg->h[i];
 	char why_mem[CG_WHY] = "", why_pids[CG_WHY] = "", why_cpu[CG_WHY] = "", why[CG_WHY];
 	int pfd = open(h->parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int mem = -1, pids = -1, cpu = -1;
+	int mem = -1, pids = -1, cpu = -1, rc;
 
 	if (pfd < 0) {
 		snprintf(why, sizeof why, "cannot open the cgroup %s: %s", h->parent, strerror(errno));
@@ -594,28 +768,30 @@ static void cg_setup_v2(struct cgroup *cg, size_t i, const struct limits *l)
 	if (l->cpus_milli != UNITS_UNLIMITED)
 		cpu = cg_enable(cg, h, pfd, "cpu", why_cpu, sizeof why_cpu);
 	close(pfd);
-	cg_clean_stale(h->parent);
-	if (cg_create(h, why, sizeof why) < 0) {
+	rc = cg_create(cg, h, why, sizeof why);
+	if (rc == -2)
+		snprintf(cg->fatal, sizeof cg->fatal, "%s", why);
+	if (rc < 0) {
 		cg_why_all(cg, why);
 		return;
 	}
-	if (cg_exists_at(h->fd, "cpu.stat"))
+	if (cg_v2_has(cg, h, "cpu.stat"))
 		cg_take(cg, CG_ROLE_CPU, i);
-	if (cg_exists_at(h->fd, "cgroup.kill"))
+	if (cg_v2_has(cg, h, "cgroup.kill"))
 		cg_take(cg, CG_ROLE_KILL, i);
-	if (cg_exists_at(h->fd, "cgroup.freeze"))
+	if (cg_v2_has(cg, h, "cgroup.freeze"))
 		cg_take(cg, CG_ROLE_FREEZE, i);
-	if (cg_exists_at(h->fd, "cgroup.events"))
+	if (cg_v2_has(cg, h, "cgroup.events"))
 		cg_take(cg, CG_ROLE_EVENTS, i);
-	if (mem == 0 && cg_exists_at(h->fd, "memory.max"))
+	if (mem == 0 && cg_v2_has(cg, h, "memory.max"))
 		cg_take(cg, CG_ROLE_MEMORY, i);
 	else
 		snprintf(cg->why[CG_ROLE_MEMORY], sizeof cg->why[0], "%s", why_mem);
-	if (pids == 0 && cg_exists_at(h->fd, "pids.max"))
+	if (pids == 0 && cg_v2_has(cg, h, "pids.max"))
 		cg_take(cg, CG_ROLE_PIDS, i);
 	else
 		snprintf(cg->why[CG_ROLE_PIDS], sizeof cg->why[0], "%s", why_pids);
-	if (cpu == 0 && cg_exists_at(h->fd, "cpu.max"))
+	if (cpu == 0 && cg_v2_has(cg, h, "cpu.max"))
 		cg_take(cg, CG_ROLE_CPUMAX, i);
 	else
 		snprintf(cg->why[CG_ROLE_CPUMAX], sizeof cg->why[0], "%s", why_cpu);
@@ -626,7 +802,7 @@ static void cg_setup_v2(struct cgroup *cg, size_t i, const struct limits *l)
 static void cg_setup_v1(struct cgroup *cg, size_t i, const struct limits *l)
 {
 	struct cg_hier *h = &cg->h[i];
-	int want = 0;
+	int want = 0, rc;
 	char why[CG_WHY];
 
 	if (cg->role[CG_ROLE_MEMORY] < 0 && cg_has_word(h->ctrls, "memory"))
@@ -643,8 +819,10 @@ static void cg_setup_v1(struct cgroup *cg, size_t i, const struct limits *l)
 		want = 1;
 	if (!want)
 		return;
-	cg_clean_stale(h->parent);
-	if (cg_create(h, why, sizeof why) < 0) {
+	rc = cg_create(cg, h, why, sizeof why);
+	if (rc == -2)
+		snprintf(cg->fatal, sizeof cg->fatal, "%s", why);
+	if (rc < 0) {
 		if (cg_has_word(h->ctrls, "memory"))
 			snprintf(cg->why[CG_ROLE_MEMORY], sizeof cg->why[0], "%s", why);
 		if (cg_has_word(h->ctrls, "pids"))
@@ -796,11 +974,12 @@ static void cg_open_readers(struct cgroup *cg)
 		cg->events_fd = cg_open_ro(cg->h[cg->role[CG_ROLE_EVENTS]].fd, "cgroup.events");
 }
 
-int cgroup_setup(struct cgroup *cg, enum cg_mode mode, const struct limits *l, char *err,
-		 size_t errlen)
+static int cg_setup(struct cgroup *cg, enum cg_mode mode, const struct limits *l, int probe,
+		    char *err, size_t errlen)
 {
 	memset(cg, 0, sizeof *cg);
 	cg->mode = mode;
+	cg->probe = probe;
 	for (int r = 0; r < CG_ROLE_COUNT; r++)
 		cg->role[r] = -1;
 	cg->cpu_fd = cg->peak_fd = cg->oom_fd = -1;
@@ -810,10 +989,11 @@ int cgroup_setup(struct cgroup *cg, enum cg_mode mode, const struct limits *l, c
 		return 0;
 	}
 	cg_discover(cg);
-	for (size_t i = 0; i < cg->n; i++)
+	/* A cgroup made and lost ends the set-up at once (cg->fatal). */
+	for (size_t i = 0; i < cg->n && !cg->fatal[0]; i++)
 		if (cg->h[i].version == 2 && mode != CG_MODE_V1)
 			cg_setup_v2(cg, i, l);
-	for (size_t i = 0; i < cg->n; i++)
+	for (size_t i = 0; i < cg->n && !cg->fatal[0]; i++)
 		if (cg->h[i].version == 1 && mode != CG_MODE_V2)
 			cg_setup_v1(cg, i, l);
 	if (mode == CG_MODE_V2)
@@ -822,12 +1002,43 @@ int cgroup_setup(struct cgroup *cg, enum cg_mode mode, const struct limits *l, c
 		cg_why_all(cg, "no cgroup v1 hierarchy serves it (cgroup = v1)");
 	else
 		cg_why_all(cg, "no mounted cgroup hierarchy of proctord's serves it");
+	if (cg->fatal[0]) {
+		snprintf(err, errlen, "%s", cg->fatal);
+		cgroup_destroy(cg);
+		return -1;
+	}
+	if (probe)
+		return 0;
 	if (cg_apply_limits(cg, l, err, errlen) < 0) {
 		cgroup_destroy(cg);
 		return -1;
 	}
 	cg_open_readers(cg);
 	return 0;
+}
+
+int cgroup_setup(struct cgroup *cg, enum cg_mode mode, const struct limits *l, char *err,
+		 size_t errlen)
+{
+	return cg_setup(cg, mode, l, 0, err, errlen);
+}
+
+void cgroup_probe(struct cgroup *cg, enum cg_mode mode, const struct limits *l)
+{
+	char err[8];
+
+	cg_setup(cg, mode, l, 1, err, sizeof err);
+}
+
+void cgroup_print_plan(const struct cgroup *cg, FILE *out, const char *prefix)
+{
+	for (const char *p = cg->plan; *p;) {
+		const char *nl = strchr(p, '\n');
+		int len = nl ? (int)(nl - p) : (int)strlen(p);
+
+		fprintf(out, "%s%.*s\n", prefix, len, p);
+		p += len + (nl != NULL);
+	}
 }
 
 static void cg_close(int *fd)
@@ -842,7 +1053,7 @@ void cgroup_destroy(struct cgroup *cg)
 	for (size_t i = 0; i < cg->n; i++) {
 		struct cg_hier *h = &cg->h[i];
 
-		if (h->path) {
+		if (h->path && !cg->probe) {
 			char *slash = strrchr(h->path, '/');
 			int pfd = open(h->parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
@@ -880,7 +1091,7 @@ int cgroup_has(const struct cgroup *cg, enum cg_role r)
 int cgroup_active(const struct cgroup *cg)
 {
 	for (size_t i = 0; i < cg->n; i++)
-		if (cg->h[i].fd >= 0)
+		if (cg->h[i].fd >= 0 || (cg->probe && cg->h[i].path))
 			return 1;
 	return 0;
 }

@@ -92,7 +92,7 @@ static void usage(FILE *out)
 		"  --profile NAME       use profile [NAME] of the file (default: [default]\n"
 		"                       if the file has one); options override the file\n"
 		"  --check              print the effective settings, where each came from\n"
-		"                       and what enforces it, then exit\n"
+		"                       and what enforces it, then exit; changes nothing\n"
 		"  --strict             a limit that cannot be honoured is an error\n"
 		"  --report FILE        write a JSON summary to FILE at the end (a new file\n"
 		"                       or a regular file of ours; - is stdout, /dev/fd/N\n"
@@ -737,12 +737,11 @@ int main(int argc, char **argv)
 			atexit(remove_report_at_exit);
 		}
 	}
-	if (cgroup_setup(&cg, (enum cg_mode)o.cfg.cgroup_mode, &o.cfg.limits, err, sizeof err) < 0)
-		log_fatalx(EXIT_SETUP, "%s", err);
-	exit_cgroup = &cg;
-	atexit(remove_cgroup_at_exit);
 	if (o.check) {
 		size_t n;
+
+		/* Read-only: --check changes nothing on the machine. */
+		cgroup_probe(&cg, (enum cg_mode)o.cfg.cgroup_mode, &o.cfg.limits);
 
 		printf("proctord %s: configuration check", PROCTOR_VERSION);
 		if (o.config_file)
@@ -751,15 +750,24 @@ int main(int argc, char **argv)
 		printf("\n\n");
 		config_print_check(&o.cfg, stdout, check_mechanism, &cg);
 		print_sources(&cg, stdout);
+		if (cg.plan[0]) {
+			printf("\nset-up (nothing was changed by --check)\n");
+			cgroup_print_plan(&cg, stdout, "");
+		}
 		n = cgroup_unhonoured(&cg, &o.cfg.limits, NULL, NULL);
 		if (n) {
 			printf("\n");
 			cgroup_unhonoured(&cg, &o.cfg.limits, stdout, "");
 		}
 		n += check_isolation(&o.cfg, stdout, "\ncannot be honoured: ");
+		cgroup_destroy(&cg);
 		config_free(&o.cfg);
 		return n ? EXIT_SETUP : 0;
 	}
+	if (cgroup_setup(&cg, (enum cg_mode)o.cfg.cgroup_mode, &o.cfg.limits, err, sizeof err) < 0)
+		log_fatalx(EXIT_SETUP, "%s", err);
+	exit_cgroup = &cg;
+	atexit(remove_cgroup_at_exit);
 	/* A limit that is asked for and not enforced must never pass silently. */
 	if (cgroup_unhonoured(&cg, &o.cfg.limits, NULL, NULL) > 0) {
 		cgroup_unhonoured(&cg, &o.cfg.limits, stderr,

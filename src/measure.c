@@ -34,6 +34,11 @@
 
 void measure_init(struct measure *m, pid_t root, struct cgroup *cg)
 {
+	measure_init_at(m, root, cg, "/proc");
+}
+
+void measure_init_at(struct measure *m, pid_t root, struct cgroup *cg, const char *proc)
+{
 	long tck = sysconf(_SC_CLK_TCK);
 	long ps = sysconf(_SC_PAGESIZE);
 	char path[64];
@@ -43,10 +48,10 @@ void measure_init(struct measure *m, pid_t root, struct cgroup *cg)
 	m->cg = cg;
 	m->tick_ns = 1000000000u / (uint64_t)(tck > 0 ? tck : 100);
 	m->page_size = (uint64_t)(ps > 0 ? ps : 4096);
-	m->procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	m->procfd = open(proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	/* proctord has a single thread: its children are all in this file. */
-	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)root, (int)root);
-	m->root_children_fd = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof path, "%d/task/%d/children", (int)root, (int)root);
+	m->root_children_fd = m->procfd >= 0 ? openat(m->procfd, path, O_RDONLY | O_CLOEXEC) : -1;
 }
 
 static void measure_close_proc(struct measure *m, struct measure_proc *p)
@@ -239,17 +244,19 @@ static clockid_t measure_cpuclock(pid_t pid)
 }
 
 /* Read one live process: its CPU, its reaped children's CPU, its resident
- * memory, and its children (pushed onto the walk). */
+ * memory, and its children (pushed onto the walk). p points into w->v, which
+ * pushing the children may move: p is not used after the first push. */
 static void measure_visit(struct measure *m, struct measure_walk *w, struct measure_proc *p,
 			  uint64_t *rss_out)
 {
+	const pid_t pid = p->pid;
 	char path[64], buf[1024], *q;
 	unsigned long long cut, cst, resident, start;
 	long threads = 1;
 	struct timespec ts;
 
 	*rss_out = 0;
-	snprintf(path, sizeof path, "%d/stat", (int)p->pid);
+	snprintf(path, sizeof path, "%d/stat", (int)pid);
 	if (measure_read(m, &p->stat_fd, path, buf, sizeof buf) > 0 && (q = strrchr(buf, ')'))) {
 		/* After "comm)", which may hold anything: state ppid pgrp session
 		 * tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime
@@ -270,21 +277,21 @@ static void measure_visit(struct measure *m, struct measure_walk *w, struct meas
 				p->ticks_ns = ch;
 		}
 	}
-	if (clock_gettime(measure_cpuclock(p->pid), &ts) == 0) {
+	if (clock_gettime(measure_cpuclock(pid), &ts) == 0) {
 		uint64_t own = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 
 		if (own > p->own_ns)
 			p->own_ns = own;
 	}
-	snprintf(path, sizeof path, "%d/statm", (int)p->pid);
+	snprintf(path, sizeof path, "%d/statm", (int)pid);
 	if (measure_read(m, &p->statm_fd, path, buf, sizeof buf) > 0 &&
 	    sscanf(buf, "%*u %llu", &resident) == 1)
 		*rss_out = (uint64_t)resident * m->page_size;
-	snprintf(path, sizeof path, "%d/task/%d/children", (int)p->pid, (int)p->pid);
+	snprintf(path, sizeof path, "%d/task/%d/children", (int)pid, (int)pid);
 	if (measure_read(m, &p->children_fd, path, NULL, 0) > 0)
-		measure_push_children(w, p->pid, m->cbuf);
+		measure_push_children(w, pid, m->cbuf);
 	if (threads > 1)
-		measure_thread_children(m, w, p->pid);
+		measure_thread_children(m, w, pid);
 }
 
 void measure_sample(struct measure *m, uint64_t *cpu_us, uint64_t *rss_bytes)

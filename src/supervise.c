@@ -70,20 +70,24 @@ static void supervise_end(struct supervisor *s)
 	fifo_kick(s->fifo);
 }
 
-/* Kill the whole tree: through the cgroup where one holds it all, else
- * every descendant found through /proc. Returns how many are left to wait
- * for: 0 none, > 0 some, -1 unknown (not "none": keep sweeping). */
+/* Kill the whole tree: through the cgroup where one holds it all, and also
+ * every descendant found through /proc: a program running as root may move
+ * a child out of the sandbox's cgroup, but not out from under proctord, its
+ * subreaper. Returns how many are left to wait for: 0 none, > 0 some, -1
+ * unknown (not "none": keep sweeping). */
 static ssize_t supervise_kill_tree(struct supervisor *s)
 {
 	int left = cgroup_populated(s->cg);
+	ssize_t walked;
 
-	if (left >= 0) {
-		if (left > 0)
-			cgroup_kill(s->cg);
-		/* Zombies are out of the cgroup; SIGCHLD reaps them. */
-		return left;
-	}
-	return tree_signal_all(getpid(), SIGKILL);
+	if (left > 0)
+		cgroup_kill(s->cg);
+	/* Zombies are out of the cgroup but still in the walk until SIGCHLD
+	 * reaps them. */
+	walked = tree_signal_all(getpid(), SIGKILL);
+	if (left > 0 || walked > 0)
+		return left > walked ? left : walked;
+	return left < 0 ? walked : 0;
 }
 
 /* Kill every descendant; once none is left and the main process is reaped,
