@@ -97,7 +97,9 @@ static int parse_seconds(const char *s, double *out)
 
 	errno = 0;
 	*out = strtod(s, &end);
-	return errno || end == s || *end || *out < 0 || *out > 86400 ? -1 : 0;
+	/* "nan" compares false both ways: the range is checked positively,
+	 * before the conversion to milliseconds in an int. */
+	return errno || end == s || *end || !(*out >= 0 && *out <= 86400) ? -1 : 0;
 }
 
 static int cmd_wait(int argc, char **argv, int terminate)
