@@ -48,6 +48,8 @@ static void supervise_stop_timers(struct supervisor *s)
 	ptimer_stop(&s->wall_timer);
 	ptimer_stop(&s->cpu_timer);
 	ptimer_stop(&s->grace_timer);
+	if (s->prio)
+		prio_lower(s->prio);
 }
 
 static void supervise_end(struct supervisor *s)
@@ -238,7 +240,10 @@ static void supervise_cpu_cb(struct ptimer *t)
 	supervise_reap(s);
 	if (s->state >= SV_KILLING)
 		return;
-	measure_sample(&s->measure, &cpu, &rss);
+	/* Only the CPU figure: the cgroup's where there is one, without the
+	 * /proc walk over every thread, which is proctord's largest cost. */
+	if (cgroup_cpu(s->cg, &cpu, NULL, NULL) < 0)
+		measure_sample(&s->measure, &cpu, &rss);
 	if (cpu >= s->limits.cpu_time_us) {
 		supervise_kill(s, KILL_CPU_TIME);
 		return;
