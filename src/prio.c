@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <linux/capability.h>
 #include <sched.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -82,6 +83,7 @@ int prio_rt_permitted(void)
 
 	if (getrlimit(RLIMIT_RTPRIO, &rl) == 0 && rl.rlim_cur >= 1)
 		return 1;
+	memset(d, 0, sizeof d);
 	if (syscall(SYS_capget, &h, d) < 0)
 		return 0;
 	return (d[CAP_SYS_NICE / 32].effective >> (CAP_SYS_NICE % 32)) & 1;

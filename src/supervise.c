@@ -48,6 +48,12 @@ static void supervise_stop_timers(struct supervisor *s)
 	ptimer_stop(&s->wall_timer);
 	ptimer_stop(&s->cpu_timer);
 	ptimer_stop(&s->grace_timer);
+}
+
+/* No deadline is left to keep: proctord leaves real-time, but only once the
+ * kill is sent (lowered, it may wait behind the program's threads). */
+static void supervise_calm(struct supervisor *s)
+{
 	if (s->prio)
 		prio_lower(s->prio);
 }
@@ -136,6 +142,7 @@ static void supervise_main_ended(struct supervisor *s)
 		ev_timer_set(&s->sweep_timer, SWEEP_INTERVAL, SWEEP_INTERVAL);
 		ev_timer_start(s->loop, &s->sweep_timer);
 	}
+	supervise_calm(s);
 }
 
 static void supervise_reap(struct supervisor *s)
@@ -180,6 +187,7 @@ static void supervise_kill(struct supervisor *s, enum kill_reason reason)
 	else
 		kill(s->child.pid, SIGKILL);
 	supervise_kill_tree(s);
+	supervise_calm(s);
 	ev_timer_set(&s->sweep_timer, SWEEP_INTERVAL, SWEEP_INTERVAL);
 	ev_timer_start(s->loop, &s->sweep_timer);
 }

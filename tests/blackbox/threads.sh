@@ -14,23 +14,24 @@ check_re "--check says how the CPU deadline wakes proctord" \
 
 # 500 spinning threads on a few CPUs: at nice -10 alone, proctord's deadline
 # timer fired up to 1.5 s late among them (1.6 s of CPU for a 1 s limit).
-# Real-time, it preempts them at once; the bound is generous for a shared
-# machine (the benchmark's target is 15 ms).
+# Real-time, it preempts them at once: 5 to 12 ms here. The bound is
+# generous for a shared machine (the benchmark's target is 15 ms); five runs,
+# because the old code also had some short overshoots.
 many_threads() {
 	local i worst=0
-	for i in 1 2 3; do
+	for i in 1 2 3 4 5; do
 		run_to_end --cpu-time 1s -- "$PROGS/spin" 500 || return 1
 		[ "$ANS_HEAD" = "killed cpu-time" ] || { ans_diag; return 1; }
 		diag "500 threads, --cpu-time 1s, run $i: $ANS_CPU µs"
 		[ "$ANS_CPU" -gt "$worst" ] && worst=$ANS_CPU
 	done
-	check_range "--cpu-time 1s with 500 spinning threads: final CPU under 1.3 s (3 runs)" \
-		1000000 1300000 "$worst"
+	check_range "--cpu-time 1s with 500 spinning threads: final CPU under 1.2 s (5 runs)" \
+		1000000 1200000 "$worst"
 }
 if [ "$rt" = 1 ]; then
 	native timing many_threads
 else
-	skip "--cpu-time 1s with 500 spinning threads: final CPU under 1.3 s" \
+	skip "--cpu-time 1s with 500 spinning threads: final CPU under 1.2 s" \
 		"proctord cannot be real-time here (no CAP_SYS_NICE, RLIMIT_RTPRIO 0)"
 fi
 
