@@ -16,10 +16,10 @@
 
 struct prio {
 	struct ev_loop *loop;
-	int rt;               /* SCHED_FIFO could be set at all */
-	int rt_now;           /* and is set now (not over the budget) */
-	uint64_t window_ns;   /* CLOCK_MONOTONIC at the window's start */
-	uint64_t cpu_ns;      /* proctord's CPU time at the window's start */
+	int rt;		    /* SCHED_FIFO could be set at all */
+	int rt_now;	    /* and is set now (not over the budget) */
+	uint64_t window_ns; /* CLOCK_MONOTONIC at the window's start */
+	uint64_t cpu_ns;    /* proctord's CPU time at the window's start */
 	ev_check check;
 	ev_timer restore;
 };

@@ -86,7 +86,7 @@ int prio_rt_permitted(void)
 	memset(d, 0, sizeof d);
 	if (syscall(SYS_capget, &h, d) < 0)
 		return 0;
-	return (d[CAP_SYS_NICE / 32].effective >> (CAP_SYS_NICE % 32)) & 1;
+	return ((d[CAP_SYS_NICE / 32].effective >> (CAP_SYS_NICE % 32)) & 1u) != 0;
 }
 
 int prio_raise(struct prio *p, struct ev_loop *loop, int nice_value)
