@@ -12,6 +12,7 @@
 #include "sblimits.h"
 #include "measure.h"
 #include "output.h"
+#include "prio.h"
 #include "ptimer.h"
 #include "report.h"
 #include "spawn.h"
@@ -62,6 +63,7 @@ struct supervisor {
 	struct rusage main_ru;
 	struct measure measure;
 	struct cgroup *cg;         /* the sandbox's cgroups (may serve nothing) */
+	struct prio *prio;         /* proctord's priority, lowered once no deadline is left; NULL */
 	uint64_t oom_kills;
 	ev_io oom_io;
 	struct fifo *fifo;

@@ -18,7 +18,13 @@ const char *units_parse_duration(const char *s, int allow_unlimited, uint64_t *o
 /* Sizes: bare number = bytes; B; K M G T (binary, as Docker and systemd);
  * KiB MiB GiB TiB (binary); KB MB GB TB (decimal); fractions allowed ("1.5GiB"). */
 const char *units_parse_size(const char *s, int allow_unlimited, uint64_t *out_bytes);
-/* CPU shares: "1.5" (CPUs) or "150%"; in thousandths of a CPU, above 0. */
+/* CPU bandwidth becomes a quota of 100 µs per thousandth of a CPU in each
+ * 100 ms period: 65536 CPUs (more than Linux runs on) keep that quota far
+ * below both 2^64 and the kernel's own bound (2^44 µs). */
+#define UNITS_CPUS_MAX_MILLI 65536000ull
+
+/* CPU shares: "1.5" (CPUs) or "150%"; in thousandths of a CPU, above 0 and
+ * at most UNITS_CPUS_MAX_MILLI. */
 const char *units_parse_cpus(const char *s, int allow_unlimited, uint64_t *out_milli);
 /* Counts: a non-negative decimal integer. */
 const char *units_parse_count(const char *s, int allow_unlimited, uint64_t *out);

@@ -901,7 +901,8 @@ static int cg_apply_limits(struct cgroup *cg, const struct limits *l, char *err,
 			return -1;
 	}
 	if (cg->role[CG_ROLE_CPUMAX] >= 0 && l->cpus_milli != UNITS_UNLIMITED) {
-		/* quota per 100 ms period; a thousandth of a CPU is 100 µs. */
+		/* quota per 100 ms period; a thousandth of a CPU is 100 µs.
+		 * units_parse_cpus bounds cpus_milli: no overflow. */
 		uint64_t quota = l->cpus_milli * 100u;
 
 		if (quota < 1000)

@@ -22,6 +22,7 @@
 #include "fifo.h"
 #include "isolate.h"
 #include "output.h"
+#include "prio.h"
 #include "sblimits.h"
 #include "log.h"
 #include "optexact.h"
@@ -597,6 +598,12 @@ static void print_sources(const struct cgroup *cg, FILE *out)
 	else
 		fprintf(out, "%-14s %s\n", "tree kill",
 			"SIGKILL to every descendant found through /proc (proctord is a subreaper)");
+	fprintf(out, "%-14s %s\n", "cpu deadline",
+		prio_rt_permitted()
+			? "proctord SCHED_FIFO 1 (not inherited): wakes ahead of any number of "
+			  "threads; over 50 ms of its own CPU in 100 ms, nice -10 until the window ends"
+			: "proctord at nice -10 only (no CAP_SYS_NICE, RLIMIT_RTPRIO 0): may wake late "
+			  "when the tree has many more runnable threads than CPUs");
 	fprintf(out, "%-14s %s\n", "end of tree",
 		cgroup_role_source(cg, CG_ROLE_EVENTS, b, sizeof b)
 			? b
@@ -688,6 +695,7 @@ int main(int argc, char **argv)
 	int join_fds[CG_MAX_HIER];
 	const char *join_paths[CG_MAX_HIER];
 	struct isolate iso;
+	struct prio prio;
 	struct sysfilter filter;
 	struct output output, *out = NULL;
 	int filter_sv[2] = {-1, -1};
@@ -797,22 +805,18 @@ int main(int argc, char **argv)
 	 * whole tree can be measured and killed. */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
 		log_fatal(EXIT_SETUP, "PR_SET_CHILD_SUBREAPER");
-	/* A deadline is only as punctual as proctord's wake-up: with the
-	 * program's threads on every CPU, a process of equal priority may wait
-	 * a scheduler tick or more. Where allowed, run ahead of the program
-	 * (which gets the caller's nice value back); proctord itself uses
-	 * next to no CPU. */
+	/* The program gets the caller's nice value back (prio_raise changes
+	 * proctord's own). */
 	errno = 0;
 	nice_value = getpriority(PRIO_PROCESS, 0);
 	if (errno != 0)
 		nice_value = 0;
-	if (setpriority(PRIO_PROCESS, 0, nice_value - 10 < -20 ? -20 : nice_value - 10) < 0 &&
-	    errno != EACCES && errno != EPERM)
-		log_warn("setpriority");
 
 	loop = ev_loop_new(EVBACKEND_EPOLL | EVFLAG_SIGNALFD | EVFLAG_NOENV);
 	if (!loop)
 		log_fatalx(EXIT_SETUP, "cannot create the event loop");
+	/* A CPU-time deadline is only as punctual as proctord's wake-up. */
+	prio_raise(&prio, loop, nice_value);
 	if (sbdir_open(&dir, o.cfg.dir, o.cfg.dir_mode, err, sizeof err) < 0)
 		log_fatalx(EXIT_SETUP, "%s", err);
 	if (fifo_open(&fifo, loop, dir.fd, dir.path, &supervise_fifo_ops, &sv, err, sizeof err) <
@@ -918,6 +922,7 @@ int main(int argc, char **argv)
 		sbdir_close(&dir);
 		return EXIT_SETUP;
 	}
+	sv.prio = &prio;
 	fin = (struct finish_ctx){&o.cfg, &sv, &cg, out, &iso, 0};
 	if (o.cfg.report) {
 		sv.finished = write_report;
@@ -937,6 +942,7 @@ int main(int argc, char **argv)
 	if (fin.failed && code == EXIT_PROTOCOL_DONE)
 		code = EXIT_INTERNAL;
 	supervise_finish(&sv);
+	prio_finish(&prio);
 	cgroup_destroy(&cg);
 	exit_cgroup = NULL;
 	if (out)

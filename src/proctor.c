@@ -158,7 +158,9 @@ static int parse_seconds(const char *s, double *out)
 
 	errno = 0;
 	*out = strtod(s, &end);
-	return errno || end == s || *end || *out < 0 || *out > 86400 ? -1 : 0;
+	/* "nan" compares false both ways: the range is checked positively,
+	 * before the conversion to milliseconds in an int. */
+	return errno || end == s || *end || !(*out >= 0 && *out <= 86400) ? -1 : 0;
 }
 
 /* The options of a command: exact names, "--help", our own messages.

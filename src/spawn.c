@@ -225,8 +225,11 @@ static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		spawn_report(errfd, STAGE_SETUP, errno, "PR_SET_NO_NEW_PRIVS");
 	/* proctord may have raised its own priority; the program must not
-	 * inherit that. */
-	if (setpriority(PRIO_PROCESS, 0, c->nice) < 0)
+	 * inherit that. A real-time proctord's fork reset a negative nice
+	 * value to 0: getting the caller's back may need a privilege that
+	 * only RLIMIT_RTPRIO stood for; then the program runs at 0. */
+	if (setpriority(PRIO_PROCESS, 0, c->nice) < 0 &&
+	    !(c->nice < 0 && (errno == EACCES || errno == EPERM)))
 		spawn_report(errfd, STAGE_SETUP, errno, "setpriority");
 
 	if (c->null_stdio) {

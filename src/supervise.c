@@ -50,6 +50,14 @@ static void supervise_stop_timers(struct supervisor *s)
 	ptimer_stop(&s->grace_timer);
 }
 
+/* No deadline is left to keep: proctord leaves real-time, but only once the
+ * kill is sent (lowered, it may wait behind the program's threads). */
+static void supervise_calm(struct supervisor *s)
+{
+	if (s->prio)
+		prio_lower(s->prio);
+}
+
 static void supervise_end(struct supervisor *s)
 {
 	s->state = SV_ENDED;
@@ -138,6 +146,7 @@ static void supervise_main_ended(struct supervisor *s)
 		ev_timer_set(&s->sweep_timer, SWEEP_INTERVAL, SWEEP_INTERVAL);
 		ev_timer_start(s->loop, &s->sweep_timer);
 	}
+	supervise_calm(s);
 }
 
 static void supervise_reap(struct supervisor *s)
@@ -182,6 +191,7 @@ static void supervise_kill(struct supervisor *s, enum kill_reason reason)
 	else
 		kill(s->child.pid, SIGKILL);
 	supervise_kill_tree(s);
+	supervise_calm(s);
 	ev_timer_set(&s->sweep_timer, SWEEP_INTERVAL, SWEEP_INTERVAL);
 	ev_timer_start(s->loop, &s->sweep_timer);
 }
@@ -242,7 +252,10 @@ static void supervise_cpu_cb(struct ptimer *t)
 	supervise_reap(s);
 	if (s->state >= SV_KILLING)
 		return;
-	measure_sample(&s->measure, &cpu, &rss);
+	/* Only the CPU figure: the cgroup's where there is one, without the
+	 * /proc walk over every thread, which is proctord's largest cost. */
+	if (cgroup_cpu(s->cg, &cpu, NULL, NULL) < 0)
+		measure_sample(&s->measure, &cpu, &rss);
 	if (cpu >= s->limits.cpu_time_us) {
 		supervise_kill(s, KILL_CPU_TIME);
 		return;

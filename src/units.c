@@ -188,6 +188,8 @@ const char *units_parse_cpus(const char *s, int allow_unlimited, uint64_t *out_m
 		return err;
 	if (*out_milli == 0)
 		return "must be more than 0 (at least 0.001 CPU)";
+	if (*out_milli != UNITS_UNLIMITED && *out_milli > UNITS_CPUS_MAX_MILLI)
+		return "too many CPUs (at most 65536; or \"unlimited\")";
 	return NULL;
 }
 

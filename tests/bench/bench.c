@@ -2497,8 +2497,11 @@ int main(int argc, char **argv)
 	if (o.phases & PHASE_START)
 		bench_start(&o);
 	if (o.phases & PHASE_CPU) {
+		// Many threads: proctord must still wake on time among them.
 		bench_overshoot(&o, false, "1");
 		bench_overshoot(&o, false, "4");
+		bench_overshoot(&o, false, "64");
+		bench_overshoot(&o, false, "500");
 	}
 	if (o.phases & PHASE_WALL) {
 		bench_overshoot(&o, true, "1");

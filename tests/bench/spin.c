@@ -45,7 +45,7 @@ int main(int argc, char **argv)
 
 		errno = 0;
 		threads = strtol(argv[1], &end, 10);
-		if (errno || *end || threads < 1 || threads > 256) {
+		if (errno || *end || threads < 1 || threads > 1000) {
 			fprintf(stderr, "spin: bad thread count '%s'\n", argv[1]);
 			return 2;
 		}

@@ -134,6 +134,32 @@ static void cpu_shares_take_cpus_or_percent(void **state)
 	assert_non_null(units_parse_cpus("", 1, &v));
 }
 
+/* Every accepted value stays clear of overflow where it is converted: CPUs
+ * to a quota of 100 µs per thousandth, durations to nanoseconds. */
+static void limits_whose_arithmetic_overflows_are_refused(void **state)
+{
+	uint64_t v;
+
+	/* 184467440737095517 * 100 wrapped to 1000 µs before. */
+	assert_non_null(units_parse_cpus("184467440737095.517", 1, &v));
+	assert_non_null(units_parse_cpus("65536.001", 1, &v));
+	assert_non_null(units_parse_cpus("6553601%", 1, &v));
+	assert_null(units_parse_cpus("6553600%", 1, &v));
+	assert_null(units_parse_cpus("65536", 1, &v));
+	assert_true(v == UNITS_CPUS_MAX_MILLI);
+	assert_true(v * 100u / 100u == v && v * 100u < (1ull << 44));
+	/* The longest duration, in ns, with the 1000 of the timers. */
+	assert_null(units_parse_duration("1000000000000000us", 1, &v));
+	assert_true(v * 1000u / 1000u == v);
+	assert_non_null(units_parse_duration("1000000000000001us", 1, &v));
+	/* Sizes stay in bytes: up to 2^64 - 2, the largest that is not
+	 * "unlimited". */
+	assert_null(units_parse_size("18446744073709551614", 1, &v));
+	assert_true(v == UINT64_MAX - 1);
+	assert_non_null(units_parse_size("18446744073709551615", 1, &v));
+	assert_non_null(units_parse_size("16777216T", 1, &v));
+}
+
 static void formatting_reads_back(void **state)
 {
 	char buf[32];
@@ -184,6 +210,7 @@ int main(void)
 		cmocka_unit_test(sizes_reject_junk_and_overflow),
 		cmocka_unit_test(counts_are_whole_numbers),
 		cmocka_unit_test(cpu_shares_take_cpus_or_percent),
+		cmocka_unit_test(limits_whose_arithmetic_overflows_are_refused),
 		cmocka_unit_test(formatting_reads_back),
 		cmocka_unit_test(formatted_sizes_round_down_and_read_back),
 	};

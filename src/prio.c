@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: ISC
+// proctord's own scheduling: ahead of the program it supervises, within a CPU budget.
+//
+// A CPU-time deadline is only as punctual as proctord's wake-up. At nice -10,
+// proctord is one weight among the program's threads: 500 spinning threads
+// on 2 CPUs delayed its timer by tens of milliseconds to a second. A
+// real-time task preempts every normal one at once, so where it may,
+// proctord is SCHED_FIFO at the lowest priority. It sleeps unless a timer,
+// the program or a client wakes it; a client (or the program itself) that
+// floods the FIFOs could keep it busy, so the loop meters its own CPU time
+// and drops to its nice value for the rest of a window once it has used its
+// budget there.
+#include <errno.h>
+#include <linux/capability.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "prio.h"
+
+static uint64_t prio_clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	if (clock_gettime(c, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int prio_set(int rt)
+{
+	struct sched_param sp = {.sched_priority = rt ? sched_get_priority_min(SCHED_FIFO) : 0};
+
+	return sched_setscheduler(0, (rt ? SCHED_FIFO : SCHED_OTHER) | SCHED_RESET_ON_FORK, &sp);
+}
+
+static void prio_new_window(struct prio *p)
+{
+	p->window_ns = prio_clock_ns(CLOCK_MONOTONIC);
+	p->cpu_ns = prio_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+static void prio_restore_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct prio *p = w->data;
+
+	if (prio_set(1) == 0)
+		p->rt_now = 1;
+	prio_new_window(p);
+}
+
+/* After every loop iteration: over the budget, back to the nice value until
+ * the window ends. */
+static void prio_check_cb(struct ev_loop *loop, ev_check *w, int revents)
+{
+	struct prio *p = w->data;
+	uint64_t now, used;
+
+	if (!p->rt_now)
+		return;
+	now = prio_clock_ns(CLOCK_MONOTONIC);
+	if (now - p->window_ns >= PRIO_WINDOW_NS) {
+		prio_new_window(p);
+		return;
+	}
+	used = prio_clock_ns(CLOCK_THREAD_CPUTIME_ID) - p->cpu_ns;
+	if (used < PRIO_RT_BUDGET_NS || prio_set(0) < 0)
+		return;
+	p->rt_now = 0;
+	ev_timer_set(&p->restore, (double)(PRIO_WINDOW_NS - (now - p->window_ns)) / 1e9, 0.);
+	ev_timer_start(loop, &p->restore);
+}
+
+int prio_rt_permitted(void)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_RTPRIO, &rl) == 0 && rl.rlim_cur >= 1)
+		return 1;
+	memset(d, 0, sizeof d);
+	if (syscall(SYS_capget, &h, d) < 0)
+		return 0;
+	return ((d[CAP_SYS_NICE / 32].effective >> (CAP_SYS_NICE % 32)) & 1u) != 0;
+}
+
+int prio_raise(struct prio *p, struct ev_loop *loop, int nice_value)
+{
+	int want = nice_value - 10 < -20 ? -20 : nice_value - 10;
+
+	p->loop = loop;
+	p->rt = p->rt_now = 0;
+	if (setpriority(PRIO_PROCESS, 0, want) < 0 && errno != EACCES && errno != EPERM)
+		log_warn("setpriority");
+	/* EPERM without the privilege, and also where real-time group
+	 * scheduling gives proctord's cgroup no real-time runtime. */
+	if (prio_set(1) < 0) {
+		if (errno != EPERM)
+			log_warn("sched_setscheduler SCHED_FIFO");
+		return 0;
+	}
+	p->rt = p->rt_now = 1;
+	prio_new_window(p);
+	ev_check_init(&p->check, prio_check_cb);
+	ev_init(&p->restore, prio_restore_cb);
+	p->check.data = p->restore.data = p;
+	ev_check_start(loop, &p->check);
+	return 1;
+}
+
+void prio_lower(struct prio *p)
+{
+	if (!p->rt)
+		return;
+	ev_check_stop(p->loop, &p->check);
+	ev_timer_stop(p->loop, &p->restore);
+	if (p->rt_now && prio_set(0) < 0)
+		log_warn("sched_setscheduler SCHED_OTHER");
+	p->rt = p->rt_now = 0;
+}
+
+void prio_finish(struct prio *p)
+{
+	prio_lower(p);
+}
