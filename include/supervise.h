@@ -19,7 +19,8 @@
 
 /*
  * RUNNING  --terminating wait or SIGTERM--> GRACE
- * RUNNING, GRACE --limit, grace over--> KILLING (tree SIGKILLed, main not yet reaped)
+ * RUNNING, GRACE --limit, grace over--> KILLING (tree SIGKILLed, main not yet reaped;
+ *                                       the verdict is decided: answers say killed)
  * RUNNING, GRACE, KILLING --main reaped--> SWEEPING (leftovers killed until none is left)
  * SWEEPING --no descendant left--> ENDED (figures frozen)
  * ENDED --final answer delivered, or interrupted--> DONE (loop stops)

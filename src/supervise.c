@@ -121,7 +121,9 @@ static void supervise_main_ended(struct supervisor *s)
 	 * the verdict, as for any limit the program raced to exit on. */
 	if (s->output && output_drain(s->output) && s->kill_reason == KILL_NONE)
 		s->kill_reason = KILL_OUTPUT;
-	if (s->exec_failed) {
+	/* A kill already decided is the verdict, whatever the wait status
+	 * says: answers have carried it since the decision. */
+	if (s->exec_failed && s->kill_reason == KILL_NONE) {
 		s->outcome = s->failure;
 	} else {
 		report_outcome_from_wait(&s->outcome, s->main_wstatus, s->kill_reason);
@@ -170,7 +172,17 @@ static void supervise_kill(struct supervisor *s, enum kill_reason reason)
 	supervise_reap(s);
 	if (s->state >= SV_KILLING)
 		return;
+	/* A program that failed to start never ran: its end, a moment away,
+	 * is the verdict. */
+	supervise_check_exec(s);
+	if (s->exec_failed)
+		return;
 	s->kill_reason = reason;
+	/* From this moment every answer says killed REASON (the text needs
+	 * no more than the reason and, for syscall, the call's name). */
+	report_outcome_from_wait(&s->outcome, 0, reason);
+	if (reason == KILL_SYSCALL)
+		snprintf(s->outcome.what, sizeof s->outcome.what, "%s", s->syscall);
 	s->state = SV_KILLING;
 	supervise_stop_timers(s);
 	if (s->child.pidfd >= 0)
@@ -343,7 +355,7 @@ static int supervise_ready(void *ctx, const struct fifo_request *req)
 
 static void supervise_status(struct supervisor *s, char *buf, size_t len)
 {
-	if (s->state < SV_SWEEPING) {
+	if (s->state < SV_KILLING) {
 		struct outcome running = {.kind = OUTCOME_RUNNING};
 
 		report_status_line(&running, &s->limits, buf, len);
@@ -361,11 +373,11 @@ static size_t supervise_compose(void *ctx, const struct fifo_request *req, char 
 	if (s->state < SV_SWEEPING) {
 		supervise_reap(s);
 	}
-	if (s->state < SV_SWEEPING) {
+	if (s->state < SV_KILLING) {
 		measure_sample(&s->measure, &cpu, &rss);
-	} else if (s->state == SV_SWEEPING) {
-		/* Leftovers are being killed: their CPU still counts, but the
-		 * program has ended, so memory is 0. */
+	} else if (s->state < SV_ENDED) {
+		/* The tree is being killed: its CPU still counts, but the
+		 * status is final, so memory is 0. */
 		measure_sample(&s->measure, &cpu, &rss);
 		rss = 0;
 	} else {
