@@ -296,6 +296,14 @@ static void supervise_begin_grace(struct supervisor *s)
 	ptimer_arm(&s->grace_timer, s->limits.grace_us * 1000u);
 }
 
+const int supervise_end_signals[SUPERVISE_N_END_SIGNALS] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
+
+void supervise_end_sigset(sigset_t *set)
+{
+	for (int i = 0; i < SUPERVISE_N_END_SIGNALS; i++)
+		sigaddset(set, supervise_end_signals[i]);
+}
+
 static void supervise_signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 {
 	struct supervisor *s = w->data;
@@ -433,9 +441,10 @@ int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limi
 	measure_init(&s->measure, getpid(), cg);
 
 	ev_signal_init(&s->sigchld, supervise_sigchld_cb, SIGCHLD);
-	ev_signal_init(&s->sigterm, supervise_signal_cb, SIGTERM);
-	ev_signal_init(&s->sigint, supervise_signal_cb, SIGINT);
-	ev_signal_init(&s->sighup, supervise_signal_cb, SIGHUP);
+	for (int i = 0; i < SUPERVISE_N_END_SIGNALS; i++) {
+		ev_signal_init(&s->sigend[i], supervise_signal_cb, supervise_end_signals[i]);
+		s->sigend[i].data = s;
+	}
 	ev_io_init(&s->err_io, supervise_err_cb, child->errfd, EV_READ);
 	if (ptimer_init(&s->wall_timer, loop, supervise_wall_cb, s) < 0 ||
 	    ptimer_init(&s->cpu_timer, loop, supervise_cpu_cb, s) < 0 ||
@@ -447,7 +456,7 @@ int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limi
 		return -1;
 	if (output)
 		output_start(output, supervise_output_exceeded, supervise_output_done, s);
-	s->sigchld.data = s->sigterm.data = s->sigint.data = s->sighup.data = s;
+	s->sigchld.data = s;
 	s->err_io.data = s->sweep_timer.data = s->oom_io.data = s;
 	if (cg->oom_watch_fd >= 0) {
 		ev_io_init(&s->oom_io, supervise_oom_cb, cg->oom_watch_fd, EV_READ);
@@ -455,9 +464,8 @@ int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limi
 	}
 
 	ev_signal_start(loop, &s->sigchld);
-	ev_signal_start(loop, &s->sigterm);
-	ev_signal_start(loop, &s->sigint);
-	ev_signal_start(loop, &s->sighup);
+	for (int i = 0; i < SUPERVISE_N_END_SIGNALS; i++)
+		ev_signal_start(loop, &s->sigend[i]);
 	ev_io_start(loop, &s->err_io);
 	if (l->wall_time_us != UNITS_UNLIMITED) {
 		/* Measured from the start, not from when the loop first runs. */
@@ -476,9 +484,11 @@ int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limi
 void supervise_finish(struct supervisor *s)
 {
 	ev_signal_stop(s->loop, &s->sigchld);
-	ev_signal_stop(s->loop, &s->sigterm);
-	ev_signal_stop(s->loop, &s->sigint);
-	ev_signal_stop(s->loop, &s->sighup);
+	/* libev unblocks a signal when its watcher stops: the caller has
+	 * made them ignored first (a second SIGTERM must not cut the clean-up
+	 * short). */
+	for (int i = 0; i < SUPERVISE_N_END_SIGNALS; i++)
+		ev_signal_stop(s->loop, &s->sigend[i]);
 	ev_io_stop(s->loop, &s->err_io);
 	if (s->cg->oom_watch_fd >= 0)
 		ev_io_stop(s->loop, &s->oom_io);

@@ -24,7 +24,7 @@ main=$(main_pid "$(pd_pid "$sb")") ||
 	{ echo "Bail out! no program under the proctord of $sb"; exit 1; }
 "$PROGS/ptracehold" "$main" 4000 >"$T/held.out" 2>"$T/held.err" &
 tracer=$!
-wait_for "$T_OP" grep -q seized "$T/held.out"
+wait_for "$T_OP" grep -qs seized "$T/held.out"
 # Poll from before the deadline until the first answer that is not running.
 timeout "$T_OP" "$PROGS/waitloop" -p 0 "$sb" 10000000 >"$T/held.poll" 2>"$T/held.poll.err"
 rc=$?
@@ -76,5 +76,73 @@ check_eq "$n wall-time kills polled in a tight loop: the first non-running answe
 check_eq "...no answer after it says running (or anything but killed wall-time)" 0 "$bad_after"
 check_eq "...and none came before the 100 ms deadline" 0 "$early"
 native timing check_eq "...nor more than 500 ms after it" 0 "$late"
+
+# --- a second signal does not cut the clean-up short ----------------------------
+
+# proc_state PID: the state letter of PID (Z once it has exited, unreaped).
+proc_state() {
+	local line
+	{ read -r line <"/proc/$1/stat"; } 2>/dev/null || { echo gone; return; }
+	line=${line##*) }
+	echo "${line%% *}"
+}
+
+# One signal to proctord, then a stream of them (TERM, INT, HUP, QUIT in turn,
+# 1 ms apart) until it has exited: whichever phase each lands in (the grace
+# period, the kill, the clean-up after the loop), proctord ends with status 4
+# and leaves nothing behind.
+mkfifo "$T/pace"
+exec {pace}<>"$T/pace"
+sigs=(TERM INT HUP QUIT)
+n=20 bad_exit=0 left=0 hung=0
+for i in $(seq "$n"); do
+	sb="$T/sig.$i"
+	pd_start_fg --dir "$sb" -- sleep 100
+	if ! wait_for "$T_OP" test -p "$sb/wait"; then
+		hung=$((hung + 1))
+		continue
+	fi
+	kill -s "${sigs[i % 4]}" "$PD_PID"
+	for j in $(seq 5000); do
+		st=$(proc_state "$PD_PID")
+		[ "$st" != Z ] && [ "$st" != gone ] || break
+		kill -s "${sigs[(i + j) % 4]}" "$PD_PID" 2>/dev/null
+		read -r -t 0.001 -u "$pace"
+	done
+	pd_reap "$PD_PID"
+	if [ "$PD_EXIT" != 4 ]; then
+		bad_exit=$((bad_exit + 1))
+		diag "try $i (SIG${sigs[i % 4]} first): proctord exited $PD_EXIT"
+	fi
+	gone "$sb" || { left=$((left + 1)); diag "try $i: $sb left behind: $(ls -A "$sb" | tr "\n" " ")"; }
+done
+
+# A signal during the start-up of proctord --daemonize (to the caller, which
+# waits for the daemon to be ready): whenever it lands, nothing is left
+# behind. Either the caller got the directory first (exit 0: the sandbox
+# lives), or the daemon got the signal and ended the sandbox (exit 4), or the
+# signal came before anything was made (death by SIGTERM).
+n=20 bad_exit=0 left=0
+for i in $(seq "$n"); do
+	sb="$T/early.$i"
+	"$PROCTORD" --daemonize --dir "$sb" -- sleep 100 >"$T/early.out" 2>/dev/null </dev/null &
+	p=$!
+	for j in $(seq $((i % 10))); do read -r -t 0.001 -u "$pace"; done
+	kill -TERM "$p" 2>/dev/null
+	wait "$p"
+	rc=$?
+	case $rc in
+	0) wait0 "$sb" ;;
+	4 | 143) ;;
+	*) bad_exit=$((bad_exit + 1)); diag "try $i: proctord --daemonize exited $rc" ;;
+	esac
+	wait_for "$T_OP" gone "$sb" || { left=$((left + 1)); diag "try $i (exit $rc): $sb left behind"; }
+done
+check_eq "SIGTERM during proctord --daemonize's start-up: exit 0, 4 or death by the signal" 0 "$bad_exit"
+check_eq "...and nothing is left behind" 0 "$left"
+exec {pace}<&-
+check_eq "$n proctords hit by a stream of TERM/INT/HUP/QUIT all start" 0 "$hung"
+check_eq "...and all exit with status 4" 0 "$bad_exit"
+check_eq "...and remove their directory" 0 "$left"
 
 done_testing
