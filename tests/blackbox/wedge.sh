@@ -77,6 +77,64 @@ check_eq "...no answer after it says running (or anything but killed wall-time)"
 check_eq "...and none came before the 100 ms deadline" 0 "$early"
 native timing check_eq "...nor more than 500 ms after it" 0 "$late"
 
+# --- a status reader that never reads nor closes ---------------------------------
+
+: "${PROCTOR:?set PROCTOR to the proctor command}"
+
+# holds_status PID: PID is sleep, with the status FIFO open as its stdin.
+holds_status() { [ "$(cat "/proc/$1/comm" 2>/dev/null)" = sleep ]; }
+
+# A client writes 1, opens status and then holds it, never reading, for the
+# whole test (sleep has it as its standard input). A client that comes
+# before the reader deadline (2 s) gets a well-formed answer when it passes
+# (the stuck client's, which it never read); every later client gets its own.
+sb="$T/stuck"
+pd_start --dir "$sb" -- sleep 100
+ino=$(stat -c %i "$sb/status")
+bash -c 'echo 1 > "$1/wait"; exec sleep 1000 <"$1/status"' _ "$sb" &
+stuck=$!
+wait_for "$T_OP" holds_status "$stuck"
+t=$(now_us)
+timeout "$T_OP" "$PROCTOR" wait --timeout 8 "$sb" >"$T/answer" 2>"$T/answer.err"
+rc=$?
+t=$(($(now_us) - t))
+ans_parse "$T/answer"
+check_eq "a client that comes while the status FIFO is held gets a well-formed answer" \
+	"0 1 running" "$rc $ANS_OK $ANS_HEAD" || { diag "$(cat "$T/answer.err")"; ans_diag; }
+native timing check_range "...once the 2 s reader deadline has passed (within 3 s)" 0 3000000 "$t"
+bad=0 slow=0 worst=0
+for i in 1 2 3 4 5; do
+	t=$(now_us)
+	timeout "$T_OP" "$PROCTOR" wait --timeout 5 "$sb" >"$T/answer" 2>"$T/answer.err"
+	rc=$?
+	t=$(($(now_us) - t))
+	ans_parse "$T/answer"
+	[ "$rc" = 0 ] && [ "$ANS_OK" = 1 ] && [ "$ANS_HEAD" = running ] ||
+		{ bad=$((bad + 1)); diag "proctor wait $i: rc $rc, $(cat "$T/answer.err")"; ans_diag; }
+	[ "$t" -le 1000000 ] || slow=$((slow + 1))
+	[ "$t" -le "$worst" ] || worst=$t
+	t=$(now_us)
+	wait1 "$sb"
+	rc=$?
+	t=$(($(now_us) - t))
+	[ "$rc" = 0 ] && [ "$ANS_OK" = 1 ] && [ "$ANS_HEAD" = running ] ||
+		{ bad=$((bad + 1)); diag "shell wait $i: rc $rc"; ans_diag; }
+	[ "$t" -le 1000000 ] || slow=$((slow + 1))
+	[ "$t" -le "$worst" ] || worst=$t
+done
+diag "slowest wait after the stuck reader: $worst µs"
+check_eq "a stuck status reader: 5 proctor waits and 5 shell waits after its deadline get their own answer" 0 "$bad"
+native timing check_eq "...each within 1 s" 0 "$slow"
+check "...and the stuck reader is still there" holds_status "$stuck"
+new=$(stat -c '%F %a %i' "$sb/status")
+check_eq "...while the status FIFO in the directory is a fresh one, mode 0600" "fifo 600 new" \
+	"$(echo "$new" | sed "s/ $ino\$/ old/; s/ [0-9]*\$/ new/")"
+wait0 "$sb"
+check_eq "...and the terminating wait is answered as usual" "killed terminate" "$ANS_HEAD" || ans_diag
+check "...after which proctord removes its directory" wait_for "$T_OP" gone "$sb"
+kill "$stuck"
+wait "$stuck" 2>/dev/null
+
 # --- a second signal does not cut the clean-up short ----------------------------
 
 # proc_state PID: the state letter of PID (Z once it has exited, unreaped).
@@ -122,11 +180,14 @@ done
 # behind. Either the caller got the directory first (exit 0: the sandbox
 # lives), or the daemon got the signal and ended the sandbox (exit 4), or the
 # signal came before anything was made (death by SIGTERM).
-n=20 bad_exit=0 left=0
+n=20 bad_exit=0 left=0 shell_exe=$(readlink "/proc/$$/exe")
 for i in $(seq "$n"); do
 	sb="$T/early.$i"
 	"$PROCTORD" --daemonize --dir "$sb" -- sleep 100 >"$T/early.out" 2>/dev/null </dev/null &
 	p=$!
+	# Not before the exec: the forked shell would run this script's traps
+	# (and its clean-up) on the signal.
+	until [ "$(readlink "/proc/$p/exe" 2>/dev/null)" != "$shell_exe" ]; do :; done
 	for j in $(seq $((i % 10))); do read -r -t 0.001 -u "$pace"; done
 	kill -TERM "$p" 2>/dev/null
 	wait "$p"
