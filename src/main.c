@@ -425,7 +425,7 @@ static int daemonize(struct options *o, char **env)
 	if (pid < 0)
 		log_fatal(EXIT_SETUP, "fork");
 	if (pid > 0) {
-		char buf[4096];
+		char buf[4096] = {0};
 		size_t got = 0;
 		ssize_t n;
 		int st;
