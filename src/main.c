@@ -458,6 +458,10 @@ static int daemonize(struct options *o, char **env)
 		/* The daemon has its own copy of all that; this side is done. */
 		free_env(env);
 		config_free(&o->cfg);
+		/* From here a signal is no longer passed on: either the daemon
+		 * got one and the sandbox is ending, or the caller gets a
+		 * directory that stays served. */
+		end_signals_block(SIG_BLOCK);
 		if (forwarded) {
 			/* The sandbox is ending: no directory to print. */
 			pid_t w;
