@@ -40,6 +40,11 @@ enum fifo_state {
 	FIFO_WAIT_CLOSE, /* answer written, waiting for its reader to leave */
 };
 
+/* A reader that has not closed the status FIFO by the deadline may never
+ * do so, and while it holds it every later answer would go into its pipe:
+ * the status FIFO is then replaced by a fresh one (renamed over it), which
+ * later clients open, and the stuck reader keeps the old one. */
+
 /* How long an answer waits for a reader to open the status FIFO, and for that
  * reader to close it again, before proctord gives up on it and moves on.
  * While a reader is awaited, proctord retries its open from FIFO_RETRY_MIN_NS
@@ -66,6 +71,8 @@ struct fifo {
 	int created_wait, created_status;
 	int wait_rfd, wait_wfd;
 	int ino_fd;
+	int status_wd;      /* inotify's watch on the status FIFO in use */
+	unsigned swaps;     /* status FIFOs replaced (names the next one) */
 	enum fifo_state state;
 	uint64_t retry_ns;      /* the next open attempt's delay (backoff) */
 	uint64_t owed_since_us; /* when the head became deliverable */

@@ -4,6 +4,7 @@
 #define PROCTOR_SUPERVISE_H
 
 #include <ev.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -20,7 +21,8 @@
 
 /*
  * RUNNING  --terminating wait or SIGTERM--> GRACE
- * RUNNING, GRACE --limit, grace over--> KILLING (tree SIGKILLed, main not yet reaped)
+ * RUNNING, GRACE --limit, grace over--> KILLING (tree SIGKILLed, main not yet reaped;
+ *                                       the verdict is decided: answers say killed)
  * RUNNING, GRACE, KILLING --main reaped--> SWEEPING (leftovers killed until none is left)
  * SWEEPING --no descendant left--> ENDED (figures frozen)
  * ENDED --final answer delivered, or interrupted--> DONE (loop stops)
@@ -33,6 +35,10 @@
  * (output.c) or a denied system call (sysfilter.c). With --output-limit the
  * final answer waits in ENDED until the output left in the pipes is delivered.
  */
+/* The signals that end proctord cleanly (grace, kill, clean-up, exit 4). */
+#define SUPERVISE_N_END_SIGNALS 4
+extern const int supervise_end_signals[SUPERVISE_N_END_SIGNALS];
+
 enum sv_state {
 	SV_RUNNING,
 	SV_GRACE,
@@ -70,7 +76,8 @@ struct supervisor {
 	struct output *output;     /* NULL without --output-limit */
 	struct sysfilter_watch sysfilter; /* .loop NULL without --seccomp */
 	char syscall[64];          /* the denied call that ended the program */
-	ev_signal sigchld, sigterm, sigint, sighup;
+	ev_signal sigchld;
+	ev_signal sigend[SUPERVISE_N_END_SIGNALS]; /* SIGTERM and the others that end it */
 	ev_io err_io;
 	struct ptimer wall_timer, cpu_timer, grace_timer;
 	ev_timer sweep_timer;
@@ -85,6 +92,8 @@ struct supervisor {
 int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limits *l,
 		    const struct spawn_child *child, struct fifo *fifo, struct cgroup *cg,
 		    uint64_t start_us, struct output *output, int filter_sock);
+/* Add the signals that end proctord to set. */
+void supervise_end_sigset(sigset_t *set);
 void supervise_finish(struct supervisor *s);
 /* Call s->finished now if it has not been called (the loop stopped without
  * a final answer: a signal). */

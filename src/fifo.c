@@ -14,6 +14,9 @@
 // would otherwise take the next answer as part of its own.
 // Deadlines bound both waits, so a client that never comes or never leaves
 // delays others by at most FIFO_READER_TIMEOUT and never stalls proctord.
+// A reader still there at the deadline keeps the status FIFO it holds, and
+// a fresh one is renamed over the name: later answers must not go into a
+// pipe that reader may hold for ever.
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -234,8 +237,10 @@ static int fifo_read_events(struct fifo *f)
 			struct inotify_event *ev = (struct inotify_event *)p;
 
 			/* Lost events: assume the reader has gone rather than
-			 * wait for a close that will not be reported. */
-			if (ev->mask & (IN_CLOSE_NOWRITE | IN_Q_OVERFLOW))
+			 * wait for a close that will not be reported. A close
+			 * of a status FIFO since replaced is another story. */
+			if ((ev->mask & IN_Q_OVERFLOW) ||
+			    ((ev->mask & IN_CLOSE_NOWRITE) && ev->wd == f->status_wd))
 				closed = 1;
 			p += sizeof *ev + ev->len;
 		}
@@ -251,13 +256,90 @@ static void fifo_ino_cb(struct ev_loop *loop, ev_io *w, int revents)
 		fifo_done(f);
 }
 
+/* Put a fresh status FIFO in place of the one a reader holds and may hold
+ * for ever: later clients open the new one, and answers no longer go into
+ * the stuck reader's pipe. Returns 0 if replaced. */
+static int fifo_replace_status(struct fifo *f)
+{
+	char tmp[64];
+	struct stat st;
+	int old, wd;
+
+	/* Our own write end on the old FIFO: the clients that came meanwhile
+	 * and wait in their open() (or poll) on it are let go when we close
+	 * it, with what its pipe holds, then end of file. ENXIO: the reader
+	 * has gone after all. */
+	old = openat(f->dirfd, "status", O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	if (old < 0)
+		return -1;
+	if (fstat(old, &st) < 0 || !S_ISFIFO(st.st_mode) || st.st_uid != f->euid) {
+		close(old);
+		return -1;
+	}
+	for (int tries = 0;; tries++) {
+		snprintf(tmp, sizeof tmp, ".status.%ld.%u", (long)getpid(), f->swaps++);
+		if (mkfifoat(f->dirfd, tmp, 0600) == 0)
+			break;
+		if (errno != EEXIST || tries == 16) {
+			log_warn("cannot create a new status FIFO");
+			close(old);
+			return -1;
+		}
+	}
+	/* The old one's mode and group (a directory shared with a group of
+	 * clients); mkfifo applied the umask. */
+	if (fchmodat(f->dirfd, tmp, st.st_mode & 07777, 0) < 0 ||
+	    (fchownat(f->dirfd, tmp, (uid_t)-1, st.st_gid, AT_SYMLINK_NOFOLLOW) < 0 &&
+	     errno != EPERM) ||
+	    renameat(f->dirfd, tmp, f->dirfd, "status") < 0) {
+		log_warn("cannot put a new status FIFO in place");
+		unlinkat(f->dirfd, tmp, 0);
+		close(old);
+		return -1;
+	}
+	/* inotify watches an inode: follow the new one, forget the old. */
+	wd = inotify_add_watch(f->ino_fd, f->status_path, IN_CLOSE_NOWRITE);
+	if (wd < 0)
+		log_warn("inotify on %s", f->status_path);
+	if (f->status_wd >= 0 && f->status_wd != wd)
+		inotify_rm_watch(f->ino_fd, f->status_wd);
+	f->status_wd = wd;
+	close(old);
+	return 0;
+}
+
+/* The answers owed when the status FIFO was replaced were for clients that
+ * opened the old one (or have gone): delivered on the new one, each would
+ * wait out its deadline, or be read by the wrong client. The terminating
+ * wait is kept: it ends proctord, delivered or not. */
+static void fifo_drop_owed(struct fifo *f)
+{
+	struct fifo_request **pp = &f->head->next, *r;
+
+	while ((r = *pp)) {
+		if (r->kind != REQUEST_TERMINATE) {
+			*pp = r->next;
+			f->pending--;
+			free(r);
+		} else {
+			pp = &r->next;
+		}
+	}
+	f->tail = NULL;
+	for (r = f->head; r; r = r->next)
+		f->tail = r;
+}
+
 static void fifo_timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct fifo *f = w->data;
 
-	if (f->state == FIFO_WAIT_CLOSE)
-		log_warnx("a client held the status FIFO for over %.0fs; moving on",
+	if (f->state == FIFO_WAIT_CLOSE && fifo_replace_status(f) == 0) {
+		log_warnx("a client held the status FIFO for over %.0fs; it keeps that one, "
+			  "later clients get a new one",
 			  FIFO_READER_TIMEOUT);
+		fifo_drop_owed(f);
+	}
 	fifo_done(f);
 }
 
@@ -292,6 +374,14 @@ static int fifo_try_deliver(struct fifo *f, char *buf, size_t len)
 	do
 		n = write(fd, buf, len);
 	while (n < 0 && errno == EINTR);
+	if (n < 0 && errno == EPIPE) {
+		/* The reader came and went before the answer: its close was
+		 * taken above for an earlier one's. No close is to come. */
+		close(fd);
+		f->last_taken_us = now_us();
+		fifo_drop_head(f);
+		return 1;
+	}
 	if (n != (ssize_t)len)
 		log_warn("write status FIFO");
 	close(fd);
@@ -364,7 +454,7 @@ int fifo_open(struct fifo *f, struct ev_loop *loop, int dirfd, const char *dirpa
 	f->dirfd = dirfd;
 	f->ops = ops;
 	f->ctx = ctx;
-	f->wait_rfd = f->wait_wfd = f->ino_fd = -1;
+	f->wait_rfd = f->wait_wfd = f->ino_fd = f->status_wd = -1;
 	f->retry.fd = -1;
 	f->euid = geteuid();
 	f->accepting = 1;
@@ -400,7 +490,7 @@ int fifo_open(struct fifo *f, struct ev_loop *loop, int dirfd, const char *dirpa
 		goto error;
 	}
 	if (f->ino_fd < 0 ||
-	    inotify_add_watch(f->ino_fd, f->status_path, IN_CLOSE_NOWRITE) < 0) {
+	    (f->status_wd = inotify_add_watch(f->ino_fd, f->status_path, IN_CLOSE_NOWRITE)) < 0) {
 		snprintf(err, errlen, "inotify on %s: %s", f->status_path, strerror(errno));
 		goto error;
 	}

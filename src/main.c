@@ -178,7 +178,7 @@ static void usage(FILE *out)
 		"Exit status: 0 once the terminating wait has been answered (--check: all\n"
 		"asked for can be honoured); 1 internal error; 2 usage or configuration\n"
 		"error; 3 set-up failure (--check: something cannot be honoured); 4 ended\n"
-		"by SIGTERM, SIGINT or SIGHUP. The protocol: proctor-protocol(7).\n");
+		"by SIGTERM, SIGINT, SIGHUP or SIGQUIT. The protocol: proctor-protocol(7).\n");
 }
 
 struct cmdline_value {
@@ -401,6 +401,25 @@ static size_t check_isolation(const struct config *c, FILE *out, const char *pre
 	return n;
 }
 
+static void end_signals_block(int how)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	supervise_end_sigset(&set);
+	sigprocmask(how, &set, NULL);
+}
+
+/* The loop is over and the clean-up begins: a signal now (a second SIGTERM,
+ * one that came as the loop ended) must not cut it short. Ignoring discards
+ * the pending ones too, before libev unblocks them as it stops its
+ * watchers. */
+static void end_signals_ignore(void)
+{
+	for (int i = 0; i < SUPERVISE_N_END_SIGNALS; i++)
+		signal(supervise_end_signals[i], SIG_IGN);
+}
+
 /* Descriptors 0-2 must be open before anything else is: a FIFO that landed
  * on descriptor 1 would receive the program's output. */
 static void ensure_stdio(void)
@@ -413,6 +432,19 @@ static void ensure_stdio(void)
 	if (fd < 0)
 		log_fatal(EXIT_SETUP, "/dev/null");
 	close(fd);
+}
+
+/* The caller's side of --daemonize passes SIGTERM and the others on to the
+ * daemon. */
+static volatile sig_atomic_t forward_pid, forwarded;
+
+static void daemonize_forward(int sig)
+{
+	int saved = errno;
+
+	kill((pid_t)forward_pid, sig);
+	forwarded = 1;
+	errno = saved;
 }
 
 /* --daemonize: the caller waits on a pipe until the daemon is ready, prints
@@ -430,7 +462,7 @@ static int daemonize(struct options *o, char **env)
 	if (pid < 0)
 		log_fatal(EXIT_SETUP, "fork");
 	if (pid > 0) {
-		char buf[4096];
+		char buf[4096] = {0};
 		size_t got = 0;
 		ssize_t n;
 		int st;
@@ -439,6 +471,19 @@ static int daemonize(struct options *o, char **env)
 		/* The daemon owns the cgroups and the report now. */
 		exit_cgroup = NULL;
 		exit_report = NULL;
+		/* A signal to this side during the set-up (pending ones
+		 * included: the daemon did not inherit them) is meant for
+		 * proctord: the daemon gets it, ends the sandbox, and its exit
+		 * status is ours. */
+		{
+			struct sigaction sa = {.sa_handler = daemonize_forward};
+
+			sigemptyset(&sa.sa_mask);
+			forward_pid = pid;
+			for (int i = 0; i < SUPERVISE_N_END_SIGNALS; i++)
+				sigaction(supervise_end_signals[i], &sa, NULL);
+			end_signals_block(SIG_UNBLOCK);
+		}
 		/* Up to the newline, not to EOF: a program still in its set-up
 		 * (say, opening a FIFO nobody writes) holds a copy of the write
 		 * end until its execve. */
@@ -451,6 +496,19 @@ static int daemonize(struct options *o, char **env)
 		/* The daemon has its own copy of all that; this side is done. */
 		free_env(env);
 		config_free(&o->cfg);
+		/* From here a signal is no longer passed on: either the daemon
+		 * got one and the sandbox is ending, or the caller gets a
+		 * directory that stays served. */
+		end_signals_block(SIG_BLOCK);
+		if (forwarded) {
+			/* The sandbox is ending: no directory to print. */
+			pid_t w;
+
+			do
+				w = waitpid(pid, &st, 0);
+			while (w < 0 && errno == EINTR);
+			exit(w == pid && WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_INTERNAL);
+		}
 		if (got > 0 && buf[got - 1] == '\n') {
 			fputs(buf, stdout);
 			exit(fflush(stdout) == 0 ? 0 : EXIT_SETUP);
@@ -772,6 +830,11 @@ int main(int argc, char **argv)
 		config_free(&o.cfg);
 		return n ? EXIT_SETUP : 0;
 	}
+	/* From the first thing left behind (the cgroups) to the end of the
+	 * clean-up, SIGTERM and the others must not kill proctord: held
+	 * until the loop's signalfd takes them over, pending ones included;
+	 * ignored once the loop is over (end_signals_ignore). */
+	end_signals_block(SIG_BLOCK);
 	if (cgroup_setup(&cg, (enum cg_mode)o.cfg.cgroup_mode, &o.cfg.limits, err, sizeof err) < 0)
 		log_fatalx(EXIT_SETUP, "%s", err);
 	exit_cgroup = &cg;
@@ -787,18 +850,6 @@ int main(int argc, char **argv)
 
 	if (o.daemonize)
 		ready_fd = daemonize(&o, env);
-	/* Until the loop watches them, SIGTERM and friends would kill
-	 * proctord with its directory and FIFOs left behind: hold them; the
-	 * loop's signalfd takes them over, pending ones included. */
-	{
-		sigset_t set;
-
-		sigemptyset(&set);
-		sigaddset(&set, SIGTERM);
-		sigaddset(&set, SIGINT);
-		sigaddset(&set, SIGHUP);
-		sigprocmask(SIG_BLOCK, &set, NULL);
-	}
 	/* A client gone mid-answer is EPIPE, not death. */
 	signal(SIGPIPE, SIG_IGN);
 	/* Orphans of the program come back to proctord, not to init, so the
@@ -935,6 +986,7 @@ int main(int argc, char **argv)
 
 	ev_run(loop, 0);
 
+	end_signals_ignore();
 	if (sc.tty_foreground)
 		tty_take_back();
 	supervise_call_finished(&sv);

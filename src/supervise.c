@@ -133,7 +133,9 @@ static void supervise_main_ended(struct supervisor *s)
 	 * the verdict, as for any limit the program raced to exit on. */
 	if (s->output && output_drain(s->output) && s->kill_reason == KILL_NONE)
 		s->kill_reason = KILL_OUTPUT;
-	if (s->exec_failed) {
+	/* A kill already decided is the verdict, whatever the wait status
+	 * says: answers have carried it since the decision. */
+	if (s->exec_failed && s->kill_reason == KILL_NONE) {
 		s->outcome = s->failure;
 	} else {
 		report_outcome_from_wait(&s->outcome, s->main_wstatus, s->kill_reason);
@@ -183,7 +185,17 @@ static void supervise_kill(struct supervisor *s, enum kill_reason reason)
 	supervise_reap(s);
 	if (s->state >= SV_KILLING)
 		return;
+	/* A program that failed to start never ran: its end, a moment away,
+	 * is the verdict. */
+	supervise_check_exec(s);
+	if (s->exec_failed)
+		return;
 	s->kill_reason = reason;
+	/* From this moment every answer says killed REASON (the text needs
+	 * no more than the reason and, for syscall, the call's name). */
+	report_outcome_from_wait(&s->outcome, 0, reason);
+	if (reason == KILL_SYSCALL)
+		snprintf(s->outcome.what, sizeof s->outcome.what, "%s", s->syscall);
 	s->state = SV_KILLING;
 	supervise_stop_timers(s);
 	if (s->child.pidfd >= 0)
@@ -301,6 +313,14 @@ static void supervise_begin_grace(struct supervisor *s)
 	ptimer_arm(&s->grace_timer, s->limits.grace_us * 1000u);
 }
 
+const int supervise_end_signals[SUPERVISE_N_END_SIGNALS] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
+
+void supervise_end_sigset(sigset_t *set)
+{
+	for (int i = 0; i < SUPERVISE_N_END_SIGNALS; i++)
+		sigaddset(set, supervise_end_signals[i]);
+}
+
 static void supervise_signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 {
 	struct supervisor *s = w->data;
@@ -360,7 +380,7 @@ static int supervise_ready(void *ctx, const struct fifo_request *req)
 
 static void supervise_status(struct supervisor *s, char *buf, size_t len)
 {
-	if (s->state < SV_SWEEPING) {
+	if (s->state < SV_KILLING) {
 		struct outcome running = {.kind = OUTCOME_RUNNING};
 
 		report_status_line(&running, &s->limits, buf, len);
@@ -378,11 +398,11 @@ static size_t supervise_compose(void *ctx, const struct fifo_request *req, char 
 	if (s->state < SV_SWEEPING) {
 		supervise_reap(s);
 	}
-	if (s->state < SV_SWEEPING) {
+	if (s->state < SV_KILLING) {
 		measure_sample(&s->measure, &cpu, &rss);
-	} else if (s->state == SV_SWEEPING) {
-		/* Leftovers are being killed: their CPU still counts, but the
-		 * program has ended, so memory is 0. */
+	} else if (s->state < SV_ENDED) {
+		/* The tree is being killed: its CPU still counts, but the
+		 * status is final, so memory is 0. */
 		measure_sample(&s->measure, &cpu, &rss);
 		rss = 0;
 	} else {
@@ -438,9 +458,10 @@ int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limi
 	measure_init(&s->measure, getpid(), cg);
 
 	ev_signal_init(&s->sigchld, supervise_sigchld_cb, SIGCHLD);
-	ev_signal_init(&s->sigterm, supervise_signal_cb, SIGTERM);
-	ev_signal_init(&s->sigint, supervise_signal_cb, SIGINT);
-	ev_signal_init(&s->sighup, supervise_signal_cb, SIGHUP);
+	for (int i = 0; i < SUPERVISE_N_END_SIGNALS; i++) {
+		ev_signal_init(&s->sigend[i], supervise_signal_cb, supervise_end_signals[i]);
+		s->sigend[i].data = s;
+	}
 	ev_io_init(&s->err_io, supervise_err_cb, child->errfd, EV_READ);
 	if (ptimer_init(&s->wall_timer, loop, supervise_wall_cb, s) < 0 ||
 	    ptimer_init(&s->cpu_timer, loop, supervise_cpu_cb, s) < 0 ||
@@ -452,7 +473,7 @@ int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limi
 		return -1;
 	if (output)
 		output_start(output, supervise_output_exceeded, supervise_output_done, s);
-	s->sigchld.data = s->sigterm.data = s->sigint.data = s->sighup.data = s;
+	s->sigchld.data = s;
 	s->err_io.data = s->sweep_timer.data = s->oom_io.data = s;
 	if (cg->oom_watch_fd >= 0) {
 		ev_io_init(&s->oom_io, supervise_oom_cb, cg->oom_watch_fd, EV_READ);
@@ -460,9 +481,8 @@ int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limi
 	}
 
 	ev_signal_start(loop, &s->sigchld);
-	ev_signal_start(loop, &s->sigterm);
-	ev_signal_start(loop, &s->sigint);
-	ev_signal_start(loop, &s->sighup);
+	for (int i = 0; i < SUPERVISE_N_END_SIGNALS; i++)
+		ev_signal_start(loop, &s->sigend[i]);
 	ev_io_start(loop, &s->err_io);
 	if (l->wall_time_us != UNITS_UNLIMITED) {
 		/* Measured from the start, not from when the loop first runs. */
@@ -481,9 +501,11 @@ int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limi
 void supervise_finish(struct supervisor *s)
 {
 	ev_signal_stop(s->loop, &s->sigchld);
-	ev_signal_stop(s->loop, &s->sigterm);
-	ev_signal_stop(s->loop, &s->sigint);
-	ev_signal_stop(s->loop, &s->sighup);
+	/* libev unblocks a signal when its watcher stops: the caller has
+	 * made them ignored first (a second SIGTERM must not cut the clean-up
+	 * short). */
+	for (int i = 0; i < SUPERVISE_N_END_SIGNALS; i++)
+		ev_signal_stop(s->loop, &s->sigend[i]);
 	ev_io_stop(s->loop, &s->err_io);
 	if (s->cg->oom_watch_fd >= 0)
 		ev_io_stop(s->loop, &s->oom_io);
