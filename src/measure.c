@@ -326,7 +326,7 @@ void measure_sample(struct measure *m, uint64_t *cpu_us, uint64_t *rss_bytes)
 			old->stat_fd = old->statm_fd = old->children_fd = -1;
 		}
 		measure_visit(m, &w, &w.v[k], &bytes);
-		w.v[k].rss = bytes;
+		w.v[k].rss = w.v[k].pid == m->init_pid ? 0 : bytes;
 	}
 
 	/* A process that vanished without proctord reaping it was reaped by its

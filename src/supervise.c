@@ -136,8 +136,24 @@ static void supervise_main_ended(struct supervisor *s)
 	}
 }
 
+/* The init's report of the program's end (PID namespace): the program has
+ * ended, though the init may not be reaped yet. */
+static void supervise_read_status(struct supervisor *s)
+{
+	struct spawn_status st;
+
+	if (s->child.statusfd < 0 || s->program_ended)
+		return;
+	if (spawn_read_status(s->child.statusfd, &st) != 1)
+		return;
+	s->program_ended = 1;
+	s->main_wstatus = st.wstatus;
+	s->main_ru = st.ru;
+}
+
 static void supervise_reap(struct supervisor *s)
 {
+	supervise_read_status(s);
 	for (;;) {
 		struct rusage ru;
 		int st;
@@ -150,15 +166,22 @@ static void supervise_reap(struct supervisor *s)
 		measure_reaped(&s->measure, pid, &ru);
 		if (pid == s->child.pid) {
 			s->main_reaped = 1;
-			s->main_wstatus = st;
-			s->main_ru = ru;
 			if (s->child.pidfd >= 0) {
 				close(s->child.pidfd);
 				s->child.pidfd = -1;
 			}
+			/* The init's report is in the pipe before it exits;
+			 * without one (a set-up failure, or killed), its own
+			 * end stands for the program's. */
+			supervise_read_status(s);
+			if (!s->program_ended) {
+				s->program_ended = 1;
+				s->main_wstatus = st;
+				s->main_ru = ru;
+			}
 		}
 	}
-	if (s->main_reaped && s->state < SV_SWEEPING)
+	if (s->program_ended && s->state < SV_SWEEPING)
 		supervise_main_ended(s);
 }
 
@@ -215,6 +238,15 @@ static void supervise_oom_cb(struct ev_loop *loop, ev_io *w, int revents)
 static void supervise_err_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	supervise_check_exec(w->data);
+}
+
+/* The init reported the program's end, or closed the pipe. */
+static void supervise_status_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct supervisor *s = w->data;
+
+	ev_io_stop(loop, w);
+	supervise_reap(s);
 }
 
 static void supervise_wall_cb(struct ptimer *t)
@@ -419,12 +451,16 @@ int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limi
 	s->state = SV_RUNNING;
 	s->ncpus = supervise_ncpus();
 	measure_init(&s->measure, getpid(), cg);
+	if (child->statusfd >= 0)
+		s->measure.init_pid = child->pid;
 
 	ev_signal_init(&s->sigchld, supervise_sigchld_cb, SIGCHLD);
 	ev_signal_init(&s->sigterm, supervise_signal_cb, SIGTERM);
 	ev_signal_init(&s->sigint, supervise_signal_cb, SIGINT);
 	ev_signal_init(&s->sighup, supervise_signal_cb, SIGHUP);
 	ev_io_init(&s->err_io, supervise_err_cb, child->errfd, EV_READ);
+	if (child->statusfd >= 0)
+		ev_io_init(&s->status_io, supervise_status_cb, child->statusfd, EV_READ);
 	if (ptimer_init(&s->wall_timer, loop, supervise_wall_cb, s) < 0 ||
 	    ptimer_init(&s->cpu_timer, loop, supervise_cpu_cb, s) < 0 ||
 	    ptimer_init(&s->grace_timer, loop, supervise_grace_cb, s) < 0)
@@ -436,7 +472,7 @@ int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limi
 	if (output)
 		output_start(output, supervise_output_exceeded, supervise_output_done, s);
 	s->sigchld.data = s->sigterm.data = s->sigint.data = s->sighup.data = s;
-	s->err_io.data = s->sweep_timer.data = s->oom_io.data = s;
+	s->err_io.data = s->sweep_timer.data = s->oom_io.data = s->status_io.data = s;
 	if (cg->oom_watch_fd >= 0) {
 		ev_io_init(&s->oom_io, supervise_oom_cb, cg->oom_watch_fd, EV_READ);
 		ev_io_start(loop, &s->oom_io);
@@ -447,6 +483,8 @@ int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limi
 	ev_signal_start(loop, &s->sigint);
 	ev_signal_start(loop, &s->sighup);
 	ev_io_start(loop, &s->err_io);
+	if (child->statusfd >= 0)
+		ev_io_start(loop, &s->status_io);
 	if (l->wall_time_us != UNITS_UNLIMITED) {
 		/* Measured from the start, not from when the loop first runs. */
 		uint64_t spent = now_us() - start_us;
@@ -468,6 +506,10 @@ void supervise_finish(struct supervisor *s)
 	ev_signal_stop(s->loop, &s->sigint);
 	ev_signal_stop(s->loop, &s->sighup);
 	ev_io_stop(s->loop, &s->err_io);
+	if (s->child.statusfd >= 0) {
+		ev_io_stop(s->loop, &s->status_io);
+		close(s->child.statusfd);
+	}
 	if (s->cg->oom_watch_fd >= 0)
 		ev_io_stop(s->loop, &s->oom_io);
 	ptimer_close(&s->wall_timer);
