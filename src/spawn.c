@@ -16,6 +16,7 @@
 // tree with it, whatever the program does to its own parent-death signal.
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/sched.h>
 #include <poll.h>
 #include <sched.h>
@@ -187,6 +188,18 @@ static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent, i
 	const char *what = NULL;
 	sigset_t none;
 
+	/* In a user namespace the init's capabilities there came along with
+	 * the fork: the program gets none, as without a namespace (execve
+	 * would drop them; --unshare-net must not depend on that). */
+	if (joined && spawn_uid_map[0]) {
+		struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+		struct __user_cap_data_struct data[2];
+
+		memset(data, 0, sizeof data);
+		if (syscall(SYS_capset, &hdr, data) < 0)
+			spawn_report(errfd, STAGE_SETUP, errno, "capset");
+	}
+
 	/* Into the sandbox's cgroups first: all it does from here on, and
 	 * every process it starts, is accounted and limited there. */
 	if (!joined) {
@@ -213,9 +226,11 @@ static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent, i
 		spawn_report(errfd, STAGE_SETUP, errno, "sigprocmask");
 
 	/* Its own process group (and with --new-session its own session). In
-	 * a PID namespace the init made them, and the program stays in them:
-	 * its process group is the init's, whose pid proctord knows. */
-	if (!joined && isolate_child_session(iso, &what) < 0)
+	 * a PID namespace the init made the group and the program stays in
+	 * it: its process group is the init's, whose pid proctord knows. With
+	 * --new-session (no terminal to hand over) it leads a session of its
+	 * own, apart from the init's. */
+	if ((!joined || iso->new_session) && isolate_child_session(iso, &what) < 0)
 		spawn_report(errfd, STAGE_SETUP, errno, what);
 	/* If proctord (or the init) dies, so does the program (nsjail #69). The check after
 	 * it closes the race with a parent that died before the prctl. */
