@@ -108,6 +108,34 @@ else
 	skip "--check as nobody" "$nobody_why"
 fi
 
+# Where no PID namespace can be made (here: none allowed in a user namespace
+# of our own), the old behaviour, with a warning; --strict makes it an error.
+no_pidns() {
+	unshare -Ur sh -c 'echo 0 >/proc/sys/user/max_pid_namespaces && exec "$@"' sh "$@"
+}
+if [ "$(id -u)" = 0 ] && no_pidns true 2>/dev/null; then
+	out=$(no_pidns "$PROCTORD" --check --cgroup none 2>&1)
+	check_re "no PID namespace: --check says so" $'\npid namespace +NOT available' "$out"
+	out=$(no_pidns "$PROCTORD" --check --strict --cgroup none 2>&1)
+	check_eq "...with --strict, --check exits 3" 3 "$?"
+	timeout "$T_OP" unshare -Ur sh -c 'echo 0 >/proc/sys/user/max_pid_namespaces && exec "$@"' sh \
+		"$PROCTORD" --daemonize --dir "$u/nons" --cgroup none -- /bin/sh -c 'exit 3' \
+		>"$T/nons.out" 2>"$T/nons.err"
+	check_re "...proctord warns at start" \
+		"^proctord: warning: cannot make a PID namespace for the program .*: it may outlive proctord" \
+		"$(cat "$T/nons.err")"
+	pd_poll "$u/nons"
+	check_eq "...and runs the program as before" "exited 3" "$ANS_STATUS"
+	wait0 "$u/nons"
+	out=$(timeout "$T_OP" unshare -Ur sh -c 'echo 0 >/proc/sys/user/max_pid_namespaces && exec "$@"' \
+		sh "$PROCTORD" --strict --dir "$u/nons2" --cgroup none -- true 2>&1)
+	check_eq "...with --strict it is an error (exit 3)" 3 "$?"
+	check_re "...saying why" "error: cannot make a PID namespace for the program" "$out"
+	check "...and leaves no sandbox directory" gone "$u/nons2"
+else
+	skip "no PID namespace: the fallback" "not root, or no unshare -Ur here"
+fi
+
 # The figures still hold: an exit status, a signal, and the CPU of orphans
 # the init reaped.
 for mode in auto none; do
@@ -130,5 +158,6 @@ for mode in auto none; do
 	wait0 "$u/cpu$mode"
 done
 
-check "no process of this script's sandboxes is left" wait_for "$T_OP" test -z "$(tagged_pids | while read -r p; do [ "$(cat /proc/$p/comm 2>/dev/null)" = escape ] && echo "$p"; done)"
+none_tagged() { [ -z "$(tagged_pids)" ]; }
+check "no process of this script's sandboxes is left" wait_for "$T_OP" none_tagged
 done_testing
