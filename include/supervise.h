@@ -20,7 +20,7 @@
 /*
  * RUNNING  --terminating wait or SIGTERM--> GRACE
  * RUNNING, GRACE --limit, grace over--> KILLING (tree SIGKILLed, main not yet reaped)
- * RUNNING, GRACE, KILLING --program ended (reaped, or its init says so)--> SWEEPING (leftovers killed until none is left)
+ * RUNNING, GRACE, KILLING --main reaped (in a PID namespace: its init)--> SWEEPING (leftovers killed until none is left)
  * SWEEPING --no descendant left--> ENDED (figures frozen)
  * ENDED --final answer delivered, or interrupted--> DONE (loop stops)
  *
@@ -50,7 +50,7 @@ struct supervisor {
 	int exec_failed;
 	struct outcome failure;
 	int main_reaped;           /* proctord's child (the init in a PID namespace) */
-	int program_ended;         /* main_wstatus and main_ru are the program's */
+	int program_ended;         /* main_wstatus and main_ru are known (the init's report) */
 	int main_wstatus;
 	enum kill_reason kill_reason;
 	struct outcome outcome;
@@ -71,7 +71,6 @@ struct supervisor {
 	char syscall[64];          /* the denied call that ended the program */
 	ev_signal sigchld, sigterm, sigint, sighup;
 	ev_io err_io;
-	ev_io status_io;           /* the init's report (PID namespace) */
 	struct ptimer wall_timer, cpu_timer, grace_timer;
 	ev_timer sweep_timer;
 	void (*finished)(void *ctx); /* NULL: nothing to do at the end */

@@ -137,7 +137,9 @@ static void supervise_main_ended(struct supervisor *s)
 }
 
 /* The init's report of the program's end (PID namespace): the program has
- * ended, though the init may not be reaped yet. */
+ * ended, and the init is on its way out with the rest of the namespace. The
+ * sandbox ends when the init is reaped, once all of it is gone, so that the
+ * figures freeze at once. */
 static void supervise_read_status(struct supervisor *s)
 {
 	struct spawn_status st;
@@ -181,7 +183,7 @@ static void supervise_reap(struct supervisor *s)
 			}
 		}
 	}
-	if (s->program_ended && s->state < SV_SWEEPING)
+	if (s->main_reaped && s->state < SV_SWEEPING)
 		supervise_main_ended(s);
 }
 
@@ -191,7 +193,7 @@ static void supervise_kill(struct supervisor *s, enum kill_reason reason)
 	/* The program may have ended just before the timer fired: then its
 	 * own end is the verdict, not the limit. */
 	supervise_reap(s);
-	if (s->state >= SV_KILLING)
+	if (s->state >= SV_KILLING || s->program_ended)
 		return;
 	s->kill_reason = reason;
 	s->state = SV_KILLING;
@@ -240,14 +242,6 @@ static void supervise_err_cb(struct ev_loop *loop, ev_io *w, int revents)
 	supervise_check_exec(w->data);
 }
 
-/* The init reported the program's end, or closed the pipe. */
-static void supervise_status_cb(struct ev_loop *loop, ev_io *w, int revents)
-{
-	struct supervisor *s = w->data;
-
-	ev_io_stop(loop, w);
-	supervise_reap(s);
-}
 
 static void supervise_wall_cb(struct ptimer *t)
 {
@@ -459,8 +453,6 @@ int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limi
 	ev_signal_init(&s->sigint, supervise_signal_cb, SIGINT);
 	ev_signal_init(&s->sighup, supervise_signal_cb, SIGHUP);
 	ev_io_init(&s->err_io, supervise_err_cb, child->errfd, EV_READ);
-	if (child->statusfd >= 0)
-		ev_io_init(&s->status_io, supervise_status_cb, child->statusfd, EV_READ);
 	if (ptimer_init(&s->wall_timer, loop, supervise_wall_cb, s) < 0 ||
 	    ptimer_init(&s->cpu_timer, loop, supervise_cpu_cb, s) < 0 ||
 	    ptimer_init(&s->grace_timer, loop, supervise_grace_cb, s) < 0)
@@ -472,7 +464,7 @@ int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limi
 	if (output)
 		output_start(output, supervise_output_exceeded, supervise_output_done, s);
 	s->sigchld.data = s->sigterm.data = s->sigint.data = s->sighup.data = s;
-	s->err_io.data = s->sweep_timer.data = s->oom_io.data = s->status_io.data = s;
+	s->err_io.data = s->sweep_timer.data = s->oom_io.data = s;
 	if (cg->oom_watch_fd >= 0) {
 		ev_io_init(&s->oom_io, supervise_oom_cb, cg->oom_watch_fd, EV_READ);
 		ev_io_start(loop, &s->oom_io);
@@ -483,8 +475,6 @@ int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limi
 	ev_signal_start(loop, &s->sigint);
 	ev_signal_start(loop, &s->sighup);
 	ev_io_start(loop, &s->err_io);
-	if (child->statusfd >= 0)
-		ev_io_start(loop, &s->status_io);
 	if (l->wall_time_us != UNITS_UNLIMITED) {
 		/* Measured from the start, not from when the loop first runs. */
 		uint64_t spent = now_us() - start_us;
@@ -506,10 +496,8 @@ void supervise_finish(struct supervisor *s)
 	ev_signal_stop(s->loop, &s->sigint);
 	ev_signal_stop(s->loop, &s->sighup);
 	ev_io_stop(s->loop, &s->err_io);
-	if (s->child.statusfd >= 0) {
-		ev_io_stop(s->loop, &s->status_io);
+	if (s->child.statusfd >= 0)
 		close(s->child.statusfd);
-	}
 	if (s->cg->oom_watch_fd >= 0)
 		ev_io_stop(s->loop, &s->oom_io);
 	ptimer_close(&s->wall_timer);
