@@ -28,6 +28,11 @@ struct cgroup;
 
 struct measure {
 	pid_t root;
+	/* The PID namespace's init (0 if none): a copy of proctord, whose
+	 * resident memory is not the program's (it counts only while the
+	 * init has no child). Its CPU counts (it reaps the orphans: their
+	 * rusage reaches proctord through it). */
+	pid_t init_pid;
 	struct cgroup *cg;           /* the figures it serves come from it; NULL */                  /* proctord itself: the tree is below it */
 	struct measure_proc *procs;  /* sorted by pid */
 	size_t n, cap;

@@ -3,12 +3,23 @@
 #ifndef PROCTOR_SPAWN_H
 #define PROCTOR_SPAWN_H
 
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "isolate.h"
 #include "sblimits.h"
 #include "report.h"
 #include "sysfilter.h"
+
+/* Where the program runs: a new PID namespace whose init (PID 1) is
+ * proctord's code and dies with it, made by root, or by anybody else in a
+ * user namespace that maps only their own ids; or none (the program is
+ * proctord's child, and may outlive a SIGKILLed proctord). */
+enum spawn_pidns {
+	SPAWN_PIDNS_NONE,
+	SPAWN_PIDNS,
+	SPAWN_PIDNS_USER,
+};
 
 struct spawn_config {
 	char *const *argv;
@@ -43,6 +54,8 @@ struct spawn_config {
 	 * terminal on descriptor 0 (proctord checked that it is one, and that
 	 * proctord's group holds it now). */
 	int tty_foreground;
+	enum spawn_pidns pidns; /* asked for (spawn_pidns_wanted) */
+	int pidns_required;     /* no namespace is an error, not a fall back to none */
 };
 
 /* A spawn_config with no descriptors given: set the fields above to -1. */
@@ -52,14 +65,37 @@ struct spawn_child {
 	pid_t pid;
 	int pidfd; /* -1 where the kernel gives none */
 	int errfd; /* read end of the set-up error pipe, non-blocking */
+	/* With a PID namespace, pid is its init's (the program's process
+	 * group is the init's too), and the program's end comes on statusfd
+	 * (non-blocking; -1 without a namespace). */
+	int statusfd;
+	enum spawn_pidns pidns; /* what it got */
+	int pidns_err;          /* why the namespace asked for was not made, or 0 */
 };
 
-/* Start the program. Returns 0, or -1 with errno set (fork failed). */
+/* The program's end, from the init: its wait status and its rusage (with
+ * what it waited for). */
+struct spawn_status {
+	int wstatus;
+	struct rusage ru;
+};
+
+/* The namespace proctord asks for, by its privileges. */
+enum spawn_pidns spawn_pidns_wanted(void);
+/* Whether that namespace can be made here (--check): 0, or the errno. */
+int spawn_pidns_probe(enum spawn_pidns ns);
+
+/* Start the program. Returns 0, or -1 with errno set (fork failed, or the
+ * namespace was required and could not be made: out->pidns_err). */
 int spawn_start(const struct spawn_config *c, struct spawn_child *out);
 
 /* Read the child's set-up report: 1 if it failed (o filled in as a
  * "failed STAGE" outcome), 0 if it reached execve (EOF), -1 if nothing is
  * there yet. */
 int spawn_read_failure(int errfd, struct outcome *o);
+
+/* Read the init's report of the program's end: 1 if there, 0 if the init
+ * ended without one (EOF), -1 if nothing is there yet. */
+int spawn_read_status(int statusfd, struct spawn_status *st);
 
 #endif

@@ -23,7 +23,7 @@
  * RUNNING  --terminating wait or SIGTERM--> GRACE
  * RUNNING, GRACE --limit, grace over--> KILLING (tree SIGKILLed, main not yet reaped;
  *                                       the verdict is decided: answers say killed)
- * RUNNING, GRACE, KILLING --main reaped--> SWEEPING (leftovers killed until none is left)
+ * RUNNING, GRACE, KILLING --main reaped (in a PID namespace: its init)--> SWEEPING (leftovers killed until none is left)
  * SWEEPING --no descendant left--> ENDED (figures frozen)
  * ENDED --final answer delivered, or interrupted--> DONE (loop stops)
  *
@@ -56,7 +56,8 @@ struct supervisor {
 	int exec_checked;          /* the set-up pipe said EOF or failure */
 	int exec_failed;
 	struct outcome failure;
-	int main_reaped;
+	int main_reaped;           /* proctord's child (the init in a PID namespace) */
+	int program_ended;         /* main_wstatus and main_ru are known (the init's report) */
 	int main_wstatus;
 	enum kill_reason kill_reason;
 	struct outcome outcome;

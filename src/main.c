@@ -668,6 +668,30 @@ static void print_sources(const struct cgroup *cg, FILE *out)
 			: (cgroup_active(cg) ? "cgroup.procs empty" : "no descendant left in /proc"));
 }
 
+/* Whether the program can run in a PID namespace of its own. Returns 1 if
+ * not and --strict makes that an error. */
+static size_t check_pidns(const struct config *c, FILE *out)
+{
+	enum spawn_pidns ns = spawn_pidns_wanted();
+	int err = spawn_pidns_probe(ns);
+
+	if (!err) {
+		fprintf(out, "%-14s %s: the program is PID 2, its parent PID 1 is proctord's init, "
+			     "which dies with proctord and takes the namespace with it\n",
+			"pid namespace",
+			ns == SPAWN_PIDNS ? "new" : "new, in a user namespace mapping only uid "
+						    "and gid to themselves");
+		return 0;
+	}
+	fprintf(out, "%-14s NOT available (%s): the program is proctord's child and may "
+		     "outlive a SIGKILLed proctord\n",
+		"pid namespace", strerror(err));
+	if (!c->strict)
+		return 0;
+	fprintf(out, "\ncannot be honoured: a PID namespace (--strict)\n");
+	return 1;
+}
+
 /* What the --report file is written from, once the sandbox has ended. */
 struct finish_ctx {
 	const struct config *cfg;
@@ -820,7 +844,8 @@ int main(int argc, char **argv)
 			printf("\nset-up (nothing was changed by --check)\n");
 			cgroup_print_plan(&cg, stdout, "");
 		}
-		n = cgroup_unhonoured(&cg, &o.cfg.limits, NULL, NULL);
+		n = check_pidns(&o.cfg, stdout);
+		n += cgroup_unhonoured(&cg, &o.cfg.limits, NULL, NULL);
 		if (n) {
 			printf("\n");
 			cgroup_unhonoured(&cg, &o.cfg.limits, stdout, "");
@@ -942,6 +967,8 @@ int main(int argc, char **argv)
 		}
 		sc.filter_sock = filter_sv[1];
 	}
+	sc.pidns = spawn_pidns_wanted();
+	sc.pidns_required = o.cfg.strict;
 	start_us = now_us();
 	if (spawn_start(&sc, &child) < 0) {
 		int saved = errno;
@@ -949,8 +976,17 @@ int main(int argc, char **argv)
 		fifo_close(&fifo);
 		sbdir_close(&dir);
 		errno = saved;
+		if (child.pidns_err)
+			log_fatalx(EXIT_SETUP,
+				   "error: cannot make a PID namespace for the program (%s): it "
+				   "could outlive proctord",
+				   strerror(child.pidns_err));
 		log_fatal(EXIT_SETUP, "cannot start %s", o.argv[0]);
 	}
+	if (child.pidns_err)
+		log_warnx("warning: cannot make a PID namespace for the program (%s): it may "
+			  "outlive proctord if it clears its parent-death signal",
+			  strerror(child.pidns_err));
 	/* The program has its copies. */
 	for (int i = 0; i < 3; i++) {
 		int fds[3] = {in_fd, out_fd, err_fd};

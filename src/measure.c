@@ -372,6 +372,17 @@ void measure_sample(struct measure *m, uint64_t *cpu_us, uint64_t *rss_bytes)
 		if (anc)
 			anc->credited_ns += gone->own_ns + measure_hidden_ns(gone);
 	}
+	/* The init's memory is a copy of proctord's, not the program's: it
+	 * counts only before the program is there (as the program's own
+	 * copy before its execve did), so that a running tree never reads 0. */
+	for (size_t i = 0; i < nn && m->init_pid > 0; i++) {
+		if (w.v[i].ppid == m->init_pid) {
+			for (size_t j = 0; j < nn; j++)
+				if (w.v[j].pid == m->init_pid)
+					w.v[j].rss = 0;
+			break;
+		}
+	}
 	for (size_t i = 0; i < nn; i++) {
 		live_ns += w.v[i].own_ns + measure_hidden_ns(&w.v[i]);
 		rss += w.v[i].rss;

@@ -5,9 +5,21 @@
 // no other thread, so it may only make system calls: no malloc, no stdio.
 // Any failure is written to a CLOEXEC pipe as {stage, errno, what}; a
 // successful execve closes the pipe, and the parent reads EOF.
+//
+// Where the kernel allows it, the clone makes a new PID namespace and the
+// child is its init (PID 1), which stays proctord's code: it forks the
+// program (PID 2), reaps the orphans, and when the program ends sends its
+// wait status and rusage on a second pipe and exits, which makes the kernel
+// kill everything left in the namespace. The init's parent-death signal is
+// SIGKILL, and the program cannot clear it (it is another process) nor signal
+// its init (no process of a namespace can): proctord's death takes the whole
+// tree with it, whatever the program does to its own parent-death signal.
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/sched.h>
+#include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,6 +27,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,6 +42,9 @@ struct spawn_msg {
 /* Whether the clone in progress puts the child into c->cgroup_fd: the child
  * reads its copy to know whether it must join that cgroup itself. */
 static int spawn_cloned_into;
+/* The init's lines for its own uid_map and gid_map (a new user namespace),
+ * made before the clone: the child may not use stdio. */
+static char spawn_uid_map[32], spawn_gid_map[32];
 
 static void spawn_report(int fd, enum spawn_stage stage, int err, const char *what)
 {
@@ -179,7 +195,9 @@ static void spawn_child_foreground(void)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
-static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent)
+/* parent: proctord's pid, or 1 (the init) in a PID namespace; joined: the
+ * init has joined the cgroups already. */
+static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent, int joined)
 {
 	const struct isolate none_isolate = {0};
 	const struct isolate *iso = c->isolate ? c->isolate : &none_isolate;
@@ -188,12 +206,26 @@ static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent)
 	const char *what = NULL;
 	sigset_t none;
 
+	/* In a user namespace the init's capabilities there came along with
+	 * the fork: the program gets none, as without a namespace (execve
+	 * would drop them; --unshare-net must not depend on that). */
+	if (joined && spawn_uid_map[0]) {
+		struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+		struct __user_cap_data_struct data[2];
+
+		memset(data, 0, sizeof data);
+		if (syscall(SYS_capset, &hdr, data) < 0)
+			spawn_report(errfd, STAGE_SETUP, errno, "capset");
+	}
+
 	/* Into the sandbox's cgroups first: all it does from here on, and
 	 * every process it starts, is accounted and limited there. */
-	if (!spawn_cloned_into && c->cgroup_procs_fd >= 0)
-		spawn_child_join(errfd, c->cgroup_procs_fd, c->cgroup_path);
-	for (size_t i = 0; i < c->n_join; i++)
-		spawn_child_join(errfd, c->join_fds[i], c->join_paths[i]);
+	if (!joined) {
+		if (!spawn_cloned_into && c->cgroup_procs_fd >= 0)
+			spawn_child_join(errfd, c->cgroup_procs_fd, c->cgroup_path);
+		for (size_t i = 0; i < c->n_join; i++)
+			spawn_child_join(errfd, c->join_fds[i], c->join_paths[i]);
+	}
 
 	/* Drop proctord's descriptors (its FIFOs among them) now, not at
 	 * execve: a program whose set-up blocks (a --stdin FIFO nobody
@@ -211,12 +243,16 @@ static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent)
 	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
 		spawn_report(errfd, STAGE_SETUP, errno, "sigprocmask");
 
-	/* Its own process group (and with --new-session its own session). */
-	if (isolate_child_session(iso, &what) < 0)
+	/* Its own process group (and with --new-session its own session). In
+	 * a PID namespace the init made the group and the program stays in
+	 * it: its process group is the init's, whose pid proctord knows. With
+	 * --new-session (no terminal to hand over) it leads a session of its
+	 * own, apart from the init's. */
+	if ((!joined || iso->new_session) && isolate_child_session(iso, &what) < 0)
 		spawn_report(errfd, STAGE_SETUP, errno, what);
 	if (c->tty_foreground)
 		spawn_child_foreground();
-	/* If proctord dies, so does the program (nsjail #69). The check after
+	/* If proctord (or the init) dies, so does the program (nsjail #69). The check after
 	 * it closes the race with a parent that died before the prctl. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		spawn_report(errfd, STAGE_SETUP, errno, "PR_SET_PDEATHSIG");
@@ -282,6 +318,104 @@ static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent)
 	spawn_report(errfd, STAGE_EXEC, errno, c->argv[0]);
 }
 
+static void spawn_init_write(int errfd, const char *path, const char *line)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	size_t len = strlen(line);
+
+	if (fd < 0 || write(fd, line, len) != (ssize_t)len)
+		spawn_report(errfd, STAGE_SETUP, errno, path);
+	close(fd);
+}
+
+/* PID 1 of the program's namespace: dies with proctord, starts the program,
+ * reaps the orphans, and reports the program's end on statusfd. Its exit
+ * makes the kernel kill what is left in the namespace. */
+static void spawn_init(const struct spawn_config *c, int errfd, int statusfd, int parent_pidfd)
+{
+	const struct isolate none_isolate = {0};
+	const struct isolate *iso = c->isolate ? c->isolate : &none_isolate;
+	int keep[] = {errfd, statusfd, c->stdin_fd, c->stdout_fd, c->stderr_fd,
+		      c->filter ? c->filter_sock : -1};
+	struct spawn_status st;
+	const char *what = NULL;
+	sigset_t none;
+	pid_t prog;
+	int null;
+
+	/* SIGKILL when proctord dies: the one thing the program cannot undo. A
+	 * pidfd of proctord closes the race with a death before the prctl
+	 * (getppid says 0 across the namespace boundary). */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		spawn_report(errfd, STAGE_SETUP, errno, "PR_SET_PDEATHSIG");
+	if (parent_pidfd >= 0) {
+		struct pollfd pfd = {.fd = parent_pidfd, .events = POLLIN};
+
+		if (poll(&pfd, 1, 0) != 0)
+			_exit(127);
+		close(parent_pidfd);
+	}
+	/* Unprivileged: a user namespace that maps proctord's user to itself,
+	 * so that the program keeps its identity (and no root inside). */
+	if (spawn_uid_map[0]) {
+		spawn_init_write(errfd, "/proc/self/uid_map", spawn_uid_map);
+		spawn_init_write(errfd, "/proc/self/setgroups", "deny");
+		spawn_init_write(errfd, "/proc/self/gid_map", spawn_gid_map);
+	}
+	/* The init is in the sandbox's cgroups too; the program is born there. */
+	if (!spawn_cloned_into && c->cgroup_procs_fd >= 0)
+		spawn_child_join(errfd, c->cgroup_procs_fd, c->cgroup_path);
+	for (size_t i = 0; i < c->n_join; i++)
+		spawn_child_join(errfd, c->join_fds[i], c->join_paths[i]);
+	spawn_child_close_except(keep, sizeof keep / sizeof keep[0]);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
+	sigemptyset(&none);
+	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+		spawn_report(errfd, STAGE_SETUP, errno, "sigprocmask");
+	/* The program's process group (and session) is the init's: its pgid
+	 * is the pid proctord has. A signal the terminal sends to the group
+	 * does not reach the init, which has no handler (a namespace's init
+	 * takes only SIGKILL and SIGSTOP from outside it). */
+	if (isolate_child_session(iso, &what) < 0)
+		spawn_report(errfd, STAGE_SETUP, errno, what);
+
+	prog = fork();
+	if (prog < 0)
+		spawn_report(errfd, STAGE_SETUP, errno, "fork");
+	if (prog == 0) {
+		close(statusfd);
+		spawn_child(c, errfd, 1, 1);
+		_exit(127);
+	}
+	/* Nothing of proctord's or the caller's stays open here: the pipes of
+	 * the output, the FIFOs' readers and $(...) see their EOF when the
+	 * program closes its copies. */
+	close(errfd);
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+	}
+	spawn_child_close_except(&statusfd, 1);
+
+	memset(&st, 0, sizeof st);
+	for (;;) {
+		pid_t pid = wait4(-1, &st.wstatus, __WALL, &st.ru);
+
+		if (pid == prog)
+			break;
+		if (pid < 0 && errno != EINTR)
+			_exit(127); /* no program any more: cannot happen */
+	}
+	/* Under PIPE_BUF: one write. */
+	if (write(statusfd, &st, sizeof st) < 0)
+		_exit(127);
+	_exit(0);
+}
+
 void spawn_config_init(struct spawn_config *c)
 {
 	memset(c, 0, sizeof *c);
@@ -289,18 +423,16 @@ void spawn_config_init(struct spawn_config *c)
 	c->filter_sock = -1;
 }
 
-int spawn_start(const struct spawn_config *c, struct spawn_child *out)
+/* clone3 with flags, into c's cgroup where the kernel can. Returns the pid
+ * (0 in the child), or -1 with errno set. */
+static long spawn_clone(const struct spawn_config *c, uint64_t flags, int *pidfd)
 {
 	struct clone_args args;
-	int pipefd[2], pidfd = -1;
-	pid_t parent = getpid();
 	long pid;
 
-	if (pipe2(pipefd, O_CLOEXEC) < 0)
-		return -1;
 	memset(&args, 0, sizeof args);
-	args.flags = CLONE_PIDFD;
-	args.pidfd = (uint64_t)(uintptr_t)&pidfd;
+	args.flags = CLONE_PIDFD | flags;
+	args.pidfd = (uint64_t)(uintptr_t)pidfd;
 	args.exit_signal = SIGCHLD;
 	spawn_cloned_into = 0;
 	if (c->cgroup_fd >= 0) {
@@ -310,7 +442,7 @@ int spawn_start(const struct spawn_config *c, struct spawn_child *out)
 		spawn_cloned_into = 1;
 		pid = syscall(SYS_clone3, &args, sizeof args);
 		if (pid >= 0 || errno == EAGAIN || errno == ENOMEM)
-			goto cloned;
+			return pid;
 		/* Before Linux 5.7 (E2BIG, EINVAL), or refused: the child
 		 * joins by writing cgroup.procs, which says why if it fails. */
 		args.flags &= ~(uint64_t)CLONE_INTO_CGROUP;
@@ -318,34 +450,188 @@ int spawn_start(const struct spawn_config *c, struct spawn_child *out)
 		spawn_cloned_into = 0;
 	}
 	pid = syscall(SYS_clone3, &args, sizeof args);
-cloned:
-	if (pid < 0 && (errno == ENOSYS || errno == EINVAL)) {
+	if (pid < 0 && !flags && (errno == ENOSYS || errno == EINVAL)) {
 		/* Before Linux 5.3: fork, then ask for a pidfd. */
 		pid = fork();
 		if (pid > 0)
-			pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+			*pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+	}
+	return pid;
+}
+
+/* No clone3 (before Linux 5.3, or under valgrind): as root, unshare a PID
+ * namespace for proctord's children, fork its init, and put proctord's
+ * next children back into its own namespace. */
+static long spawn_fork_pidns(int *pidfd)
+{
+	int self = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+	long pid;
+	int saved;
+
+	if (self < 0)
+		return -1;
+	if (unshare(CLONE_NEWPID) < 0) {
+		saved = errno;
+		close(self);
+		errno = saved;
+		return -1;
+	}
+	spawn_cloned_into = 0;
+	pid = fork();
+	if (pid == 0)
+		return 0; /* the init closes self with the rest */
+	saved = errno;
+	if (setns(self, CLONE_NEWPID) < 0 && pid > 0) {
+		/* A second child of proctord could not be made: that is the
+		 * --check probe's concern, not this run's. */
+	}
+	close(self);
+	if (pid > 0)
+		*pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+	errno = saved;
+	return pid;
+}
+
+static uint64_t spawn_ns_flags(enum spawn_pidns ns)
+{
+	return ns == SPAWN_PIDNS_USER ? CLONE_NEWUSER | CLONE_NEWPID
+	       : ns == SPAWN_PIDNS    ? CLONE_NEWPID
+				      : 0;
+}
+
+enum spawn_pidns spawn_pidns_wanted(void)
+{
+	/* Root makes the PID namespace; anybody else needs a user namespace
+	 * to own it (which maps only the caller's own ids). */
+	return geteuid() == 0 ? SPAWN_PIDNS : SPAWN_PIDNS_USER;
+}
+
+int spawn_pidns_probe(enum spawn_pidns ns)
+{
+	struct clone_args args;
+	long pid;
+	int st;
+
+	memset(&args, 0, sizeof args);
+	args.flags = spawn_ns_flags(ns);
+	args.exit_signal = SIGCHLD;
+	pid = syscall(SYS_clone3, &args, sizeof args);
+	if (pid < 0 && errno == ENOSYS && ns == SPAWN_PIDNS) {
+		int fd = -1;
+
+		pid = spawn_fork_pidns(&fd);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (pid < 0)
+		return errno;
+	if (pid == 0)
+		_exit(0);
+	while (waitpid((pid_t)pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return 0;
+}
+
+int spawn_start(const struct spawn_config *c, struct spawn_child *out)
+{
+	int pipefd[2], statusfd[2] = {-1, -1}, pidfd = -1, parent_pidfd = -1;
+	pid_t parent = getpid();
+	enum spawn_pidns ns = c->pidns;
+	long pid;
+
+	out->pidns_err = 0;
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return -1;
+	if (ns != SPAWN_PIDNS_NONE) {
+		if (pipe2(statusfd, O_CLOEXEC) < 0) {
+			int saved = errno;
+
+			close(pipefd[0]);
+			close(pipefd[1]);
+			errno = saved;
+			return -1;
+		}
+		/* The init polls it: proctord gone before its prctl. */
+		parent_pidfd = (int)syscall(SYS_pidfd_open, parent, 0);
+	}
+	spawn_uid_map[0] = spawn_gid_map[0] = '\0';
+	if (ns == SPAWN_PIDNS_USER) {
+		snprintf(spawn_uid_map, sizeof spawn_uid_map, "%u %u 1", (unsigned)geteuid(),
+			 (unsigned)geteuid());
+		snprintf(spawn_gid_map, sizeof spawn_gid_map, "%u %u 1", (unsigned)getegid(),
+			 (unsigned)getegid());
+	}
+	pid = spawn_clone(c, spawn_ns_flags(ns), &pidfd);
+	if (pid < 0 && errno == ENOSYS && ns == SPAWN_PIDNS)
+		pid = spawn_fork_pidns(&pidfd);
+	if (pid < 0 && ns != SPAWN_PIDNS_NONE && errno != EAGAIN && errno != ENOMEM) {
+		/* No namespace here (a container, a kernel without them, user
+		 * namespaces disabled): the program is proctord's child, as
+		 * the caller is told. */
+		out->pidns_err = errno;
+		if (!c->pidns_required) {
+			close(statusfd[0]);
+			close(statusfd[1]);
+			statusfd[0] = statusfd[1] = -1;
+			if (parent_pidfd >= 0)
+				close(parent_pidfd);
+			parent_pidfd = -1;
+			ns = SPAWN_PIDNS_NONE;
+			spawn_uid_map[0] = spawn_gid_map[0] = '\0';
+			pid = spawn_clone(c, 0, &pidfd);
+		}
 	}
 	if (pid < 0) {
 		int saved = errno;
 
 		close(pipefd[0]);
 		close(pipefd[1]);
+		if (statusfd[0] >= 0) {
+			close(statusfd[0]);
+			close(statusfd[1]);
+		}
+		if (parent_pidfd >= 0)
+			close(parent_pidfd);
 		errno = saved;
 		return -1;
 	}
 	if (pid == 0) {
 		close(pipefd[0]);
-		spawn_child(c, pipefd[1], parent);
+		if (ns != SPAWN_PIDNS_NONE) {
+			close(statusfd[0]);
+			spawn_init(c, pipefd[1], statusfd[1], parent_pidfd);
+		}
+		spawn_child(c, pipefd[1], parent, 0);
 		_exit(127);
 	}
 	close(pipefd[1]);
+	if (parent_pidfd >= 0)
+		close(parent_pidfd);
+	if (statusfd[1] >= 0) {
+		close(statusfd[1]);
+		fcntl(statusfd[0], F_SETFL, O_NONBLOCK);
+	}
 	fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
 	if (pidfd >= 0)
 		fcntl(pidfd, F_SETFD, FD_CLOEXEC);
 	out->pid = (pid_t)pid;
 	out->pidfd = pidfd;
 	out->errfd = pipefd[0];
+	out->statusfd = statusfd[0];
+	out->pidns = ns;
 	return 0;
+}
+
+int spawn_read_status(int statusfd, struct spawn_status *st)
+{
+	ssize_t n;
+
+	do
+		n = read(statusfd, st, sizeof *st);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -1;
+	return n == (ssize_t)sizeof *st;
 }
 
 int spawn_read_failure(int errfd, struct outcome *o)

@@ -151,8 +151,26 @@ static void supervise_main_ended(struct supervisor *s)
 	supervise_calm(s);
 }
 
+/* The init's report of the program's end (PID namespace): the program has
+ * ended, and the init is on its way out with the rest of the namespace. The
+ * sandbox ends when the init is reaped, once all of it is gone, so that the
+ * figures freeze at once. */
+static void supervise_read_status(struct supervisor *s)
+{
+	struct spawn_status st;
+
+	if (s->child.statusfd < 0 || s->program_ended)
+		return;
+	if (spawn_read_status(s->child.statusfd, &st) != 1)
+		return;
+	s->program_ended = 1;
+	s->main_wstatus = st.wstatus;
+	s->main_ru = st.ru;
+}
+
 static void supervise_reap(struct supervisor *s)
 {
+	supervise_read_status(s);
 	for (;;) {
 		struct rusage ru;
 		int st;
@@ -165,11 +183,18 @@ static void supervise_reap(struct supervisor *s)
 		measure_reaped(&s->measure, pid, &ru);
 		if (pid == s->child.pid) {
 			s->main_reaped = 1;
-			s->main_wstatus = st;
-			s->main_ru = ru;
 			if (s->child.pidfd >= 0) {
 				close(s->child.pidfd);
 				s->child.pidfd = -1;
+			}
+			/* The init's report is in the pipe before it exits;
+			 * without one (a set-up failure, or killed), its own
+			 * end stands for the program's. */
+			supervise_read_status(s);
+			if (!s->program_ended) {
+				s->program_ended = 1;
+				s->main_wstatus = st;
+				s->main_ru = ru;
 			}
 		}
 	}
@@ -183,7 +208,7 @@ static void supervise_kill(struct supervisor *s, enum kill_reason reason)
 	/* The program may have ended just before the timer fired: then its
 	 * own end is the verdict, not the limit. */
 	supervise_reap(s);
-	if (s->state >= SV_KILLING)
+	if (s->state >= SV_KILLING || s->program_ended)
 		return;
 	/* A program that failed to start never ran: its end, a moment away,
 	 * is the verdict. */
@@ -242,6 +267,7 @@ static void supervise_err_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	supervise_check_exec(w->data);
 }
+
 
 static void supervise_wall_cb(struct ptimer *t)
 {
@@ -456,6 +482,8 @@ int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limi
 	s->state = SV_RUNNING;
 	s->ncpus = supervise_ncpus();
 	measure_init(&s->measure, getpid(), cg);
+	if (child->statusfd >= 0)
+		s->measure.init_pid = child->pid;
 
 	ev_signal_init(&s->sigchld, supervise_sigchld_cb, SIGCHLD);
 	for (int i = 0; i < SUPERVISE_N_END_SIGNALS; i++) {
@@ -507,6 +535,8 @@ void supervise_finish(struct supervisor *s)
 	for (int i = 0; i < SUPERVISE_N_END_SIGNALS; i++)
 		ev_signal_stop(s->loop, &s->sigend[i]);
 	ev_io_stop(s->loop, &s->err_io);
+	if (s->child.statusfd >= 0)
+		close(s->child.statusfd);
 	if (s->cg->oom_watch_fd >= 0)
 		ev_io_stop(s->loop, &s->oom_io);
 	ptimer_close(&s->wall_timer);
