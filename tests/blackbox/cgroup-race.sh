@@ -31,50 +31,6 @@ EOF
 	export PROCTORD
 fi
 
-# cg_dirs PID: the directory of each cgroup of PID that proctord may use
-# (v2, and the v1 hierarchies of memory, pids, cpu, cpuacct, freezer).
-cg_dirs() {
-	local id ctrls rel m
-	while IFS=: read -r id ctrls rel; do
-		if [ "$id" = 0 ]; then
-			m=$(awk '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") print $5; break } }' /proc/self/mountinfo | head -n 1)
-		else
-			[[ ,$ctrls, =~ ,(memory|pids|cpu|cpuacct|freezer), ]] || continue
-			m=$(awk -v c="$ctrls" '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup" && ("," $(i + 3) ",") ~ ("," c ",")) print $5; break } }' /proc/self/mountinfo | head -n 1)
-		fi
-		[ -n "$m" ] && [ -d "$m$rel" ] && echo "${m}${rel%/}"
-	done <"/proc/$1/cgroup"
-}
-
-# Private parent cgroups: one per hierarchy below the script's own, created
-# by private_cgroups NAME (sets PRIVATE to them; the clean-up removes them);
-# enter_cgroups DIRS moves the calling shell ($BASHPID) into them.
-private_dirs=""
-private_cgroups() {
-	local d
-	PRIVATE=""
-	for d in $(cg_dirs $$); do
-		mkdir "$d/$1" 2>/dev/null || continue
-		PRIVATE="$PRIVATE $d/$1"
-	done
-	private_dirs="$private_dirs $PRIVATE"
-}
-enter_cgroups() {
-	local d
-	for d in "$@"; do echo "$BASHPID" >"$d/cgroup.procs" || return 1; done
-}
-# rm_cgroup DIR: remove DIR and what is below it, deepest first.
-rm_cgroup() {
-	[ -d "$1" ] || return 0
-	find "$1" -depth -mindepth 1 -type d -exec rmdir {} + 2>/dev/null
-	rmdir "$1" 2>/dev/null
-}
-race_cleanup() {
-	local d
-	bb_cleanup
-	for d in $private_dirs; do rm_cgroup "$d"; done
-}
-trap race_cleanup EXIT
 
 check_out=$("$PROCTORD" --check --memory-max 64MiB 2>&1)
 if ! grep -Eq '^memory_max +64MiB +command line +cgroup[12] memory' <<<"$check_out"; then
@@ -187,7 +143,10 @@ fi
 # A program running as root may write a child's pid into another cgroup's
 # cgroup.procs (here the root of every hierarchy, which always takes it). It
 # stays below proctord, its subreaper, which kills it too.
-escape_prog='sleep 300 & echo $! >"$1"
+# The child writes its own pid as the host sees it (the program runs in a PID
+# namespace: $! is the pid inside it): /proc is the host's, so the pid in
+# /proc/self/stat of the shell that opens it is the host's.
+escape_prog='sh -c '"'"'read -r p _ </proc/self/stat; echo "$p" >"$1.tmp"; mv "$1.tmp" "$1"; exec sleep 300'"'"' _ "$1" &
 for d in $(awk '"'"'{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) ~ /^cgroup2?$/) print $5; break } }'"'"' /proc/self/mountinfo); do
 	echo $! >"$d/cgroup.procs" 2>/dev/null
 done

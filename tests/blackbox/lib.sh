@@ -370,6 +370,46 @@ vg_check() {
 	fi
 }
 
+# --- cgroups of the script's own -------------------------------------------------
+# cg_dirs PID: the directory of each cgroup of PID that proctord may use
+# (v2, and the v1 hierarchies of memory, pids, cpu, cpuacct, freezer).
+cg_dirs() {
+	local id ctrls rel m
+	while IFS=: read -r id ctrls rel; do
+		if [ "$id" = 0 ]; then
+			m=$(awk '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") print $5; break } }' /proc/self/mountinfo | head -n 1)
+		else
+			[[ ,$ctrls, =~ ,(memory|pids|cpu|cpuacct|freezer), ]] || continue
+			m=$(awk -v c="$ctrls" '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup" && ("," $(i + 3) ",") ~ ("," c ",")) print $5; break } }' /proc/self/mountinfo | head -n 1)
+		fi
+		[ -n "$m" ] && [ -d "$m$rel" ] && echo "${m}${rel%/}"
+	done <"/proc/$1/cgroup"
+}
+
+# Private parent cgroups: one per hierarchy below the script's own, created
+# by private_cgroups NAME (sets PRIVATE to them; the clean-up removes them);
+# enter_cgroups DIRS moves the calling shell ($BASHPID) into them.
+private_dirs=""
+private_cgroups() {
+	local d
+	PRIVATE=""
+	for d in $(cg_dirs $$); do
+		mkdir "$d/$1" 2>/dev/null || continue
+		PRIVATE="$PRIVATE $d/$1"
+	done
+	private_dirs="$private_dirs $PRIVATE"
+}
+enter_cgroups() {
+	local d
+	for d in "$@"; do echo "$BASHPID" >"$d/cgroup.procs" || return 1; done
+}
+# rm_cgroup DIR: remove DIR and what is below it, deepest first.
+rm_cgroup() {
+	[ -d "$1" ] || return 0
+	find "$1" -depth -mindepth 1 -type d -exec rmdir {} + 2>/dev/null
+	rmdir "$1" 2>/dev/null
+}
+
 # Kill whatever this script left behind (a failed test must not leave daemons
 # or sleepers around): SIGTERM first so proctord can remove its directories.
 bb_cleanup() {
@@ -383,6 +423,7 @@ bb_cleanup() {
 		kill -s "$sig" $pids 2>/dev/null
 		sleep 0.3
 	done
+	for p in $private_dirs; do rm_cgroup "$p"; done
 	rm -rf "$T"
 }
 trap bb_cleanup EXIT

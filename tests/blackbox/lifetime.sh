@@ -7,7 +7,7 @@
 
 # Where nobody (the program with --user, or proctord itself) can write.
 u="$T/pub"
-mkdir -m 0777 "$u"
+mkdir -m 1777 "$u"
 chmod 0711 "$T"
 as_nobody() { setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups --inh-caps=-all "$@"; }
 have_nobody=0
