@@ -190,6 +190,9 @@ do_test() {
   # Every temporary file of the tests goes into a directory of this run's
   # own, never into the /tmp that other users of the machine share.
   TMPDIR=$(mktemp -d "${TMPDIR:-/tmp}/proctor-ci.XXXXXX") || exit 1
+  # Searchable by all: some tests run proctord or the program as nobody,
+  # below directories of their own in here.
+  chmod 0711 "$TMPDIR"
   export TMPDIR
   trap 'rm -rf "$TMPDIR"' EXIT
   trap 'exit 130' INT TERM
