@@ -70,6 +70,9 @@ const char *cgroup_mode_name(enum cg_mode m);
  * a limit is never silently ignored. */
 int cgroup_setup(struct cgroup *cg, enum cg_mode mode, const struct limits *l, char *err,
 		 size_t errlen);
+/* Set pids.max of the sandbox's cgroup to n (UNITS_UNLIMITED: "max"), where
+ * a pids cgroup serves the limit; 0 when there is none. -1 with why. */
+int cgroup_set_pids_max(struct cgroup *cg, uint64_t n, char *err, size_t errlen);
 /* The same analysis for --check, read-only: no cgroup is created, removed
  * or moved into, no controller enabled, no limit written; cg says what
  * would serve each role, and cgroup_print_plan what set-up would change. */

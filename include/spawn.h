@@ -56,6 +56,12 @@ struct spawn_config {
 	int tty_foreground;
 	enum spawn_pidns pidns; /* asked for (spawn_pidns_wanted) */
 	int pidns_required;     /* no namespace is an error, not a fall back to none */
+	/* Called before the program is started without the namespace asked
+	 * for (the fall back), while no process of the sandbox exists yet:
+	 * limits set for a tree with an init are set again for one without.
+	 * A return below 0 fails the start (errno says why). */
+	int (*pidns_fallback)(void *ctx);
+	void *pidns_fallback_ctx;
 };
 
 /* A spawn_config with no descriptors given: set the fields above to -1. */

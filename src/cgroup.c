@@ -1289,6 +1289,19 @@ int cgroup_pids(struct cgroup *cg, uint64_t *peak, uint64_t *max_hits)
 	return rc;
 }
 
+int cgroup_set_pids_max(struct cgroup *cg, uint64_t n, char *err, size_t errlen)
+{
+	char v[32];
+
+	if (cg->role[CG_ROLE_PIDS] < 0)
+		return 0;
+	if (n == UNITS_UNLIMITED)
+		snprintf(v, sizeof v, "max");
+	else
+		snprintf(v, sizeof v, "%" PRIu64, n);
+	return cg_limit(cg, CG_ROLE_PIDS, "pids.max", v, err, errlen);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Killing */
 

@@ -699,8 +699,29 @@ struct finish_ctx {
 	struct cgroup *cg;
 	struct output *out;
 	const struct isolate *iso;
-	int failed; /* the report could not be written */
+	int failed;	  /* the report could not be written */
+	int init_counted; /* the PID namespace's init is one of the cgroup's processes */
 };
+
+/* pids.max without the room for an init (spawn's pidns_fallback). */
+static struct {
+	struct cgroup *cg;
+	uint64_t pids;
+} pids_fix;
+
+static int pids_without_init(void *ctx)
+{
+	char err[512];
+
+	(void)ctx;
+	if (pids_fix.pids < UNITS_UNLIMITED - 1 &&
+	    cgroup_set_pids_max(pids_fix.cg, pids_fix.pids, err, sizeof err) < 0) {
+		log_warnx("%s", err);
+		errno = EIO;
+		return -1;
+	}
+	return 0;
+}
 
 /* Write the --report file: called by the supervisor before it composes the
  * final answer (so that a client reading it finds the report), or after the
@@ -733,6 +754,9 @@ static void write_report(void *ctx)
 	char *text;
 
 	report_cgroup(f->cg, &f->cfg->limits, &rf);
+	/* The program's processes, not the init's. */
+	if (f->init_counted && rf.have_pids && rf.pids_peak > 0)
+		rf.pids_peak--;
 	if (cgroup_cpu(f->cg, &cpu_usage, &rf.user_us, &rf.sys_us) == 0)
 		rf.src_cpu = cgroup_role_source(f->cg, CG_ROLE_CPU, src_cpu, sizeof src_cpu);
 	if (cgroup_peak(f->cg, &peak) == 0) {
@@ -864,6 +888,14 @@ int main(int argc, char **argv)
 		log_fatalx(EXIT_SETUP, "%s", err);
 	exit_cgroup = &cg;
 	atexit(remove_cgroup_at_exit);
+	/* --pids counts the program's processes: the PID namespace's init is
+	 * proctord's, so pids.max has room for it (and loses it again if the
+	 * program has to start without one). */
+	pids_fix.cg = &cg;
+	pids_fix.pids = o.cfg.limits.pids;
+	if (o.cfg.limits.pids < UNITS_UNLIMITED - 1 &&
+	    cgroup_set_pids_max(&cg, o.cfg.limits.pids + 1, err, sizeof err) < 0)
+		log_fatalx(EXIT_SETUP, "%s", err);
 	/* A limit that is asked for and not enforced must never pass silently. */
 	if (cgroup_unhonoured(&cg, &o.cfg.limits, NULL, NULL) > 0) {
 		cgroup_unhonoured(&cg, &o.cfg.limits, stderr,
@@ -969,6 +1001,7 @@ int main(int argc, char **argv)
 	}
 	sc.pidns = spawn_pidns_wanted();
 	sc.pidns_required = o.cfg.strict;
+	sc.pidns_fallback = pids_without_init;
 	start_us = now_us();
 	if (spawn_start(&sc, &child) < 0) {
 		int saved = errno;
@@ -1010,7 +1043,7 @@ int main(int argc, char **argv)
 		return EXIT_SETUP;
 	}
 	sv.prio = &prio;
-	fin = (struct finish_ctx){&o.cfg, &sv, &cg, out, &iso, 0};
+	fin = (struct finish_ctx){&o.cfg, &sv, &cg, out, &iso, 0, child.pidns != SPAWN_PIDNS_NONE};
 	if (o.cfg.report) {
 		sv.finished = write_report;
 		sv.finished_ctx = &fin;

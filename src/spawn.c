@@ -578,7 +578,10 @@ int spawn_start(const struct spawn_config *c, struct spawn_child *out)
 			parent_pidfd = -1;
 			ns = SPAWN_PIDNS_NONE;
 			spawn_uid_map[0] = spawn_gid_map[0] = '\0';
-			pid = spawn_clone(c, 0, &pidfd);
+			if (c->pidns_fallback && c->pidns_fallback(c->pidns_fallback_ctx) < 0)
+				pid = -1;
+			else
+				pid = spawn_clone(c, 0, &pidfd);
 		}
 	}
 	if (pid < 0) {

@@ -158,6 +158,31 @@ for mode in auto none; do
 	wait0 "$u/cpu$mode"
 done
 
+# --pids counts the program's processes, not the init's: --pids 1 still runs
+# a program that does not fork, --pids 2 allows exactly one child, and the
+# report's pids_peak leaves the init out.
+if "$PROCTORD" --check --pids 2 2>/dev/null | grep -Eq '^pids +2 +command line +cgroup[12] pids.max'; then
+	get() { "$PROGS/jsonget" "$1" "$2" 2>/dev/null; }
+	run_pids() { # LIMIT REPORT CMD...
+		local lim=$1 rep=$2 sb="$u/pids.$RANDOM"
+		shift 2
+		pd_start --dir "$sb" --pids "$lim" --report "$rep" -- "$@"
+		pd_poll "$sb"
+		wait0 "$sb"
+	}
+	run_pids 1 "$T/p1.json" /bin/true
+	check_eq "--pids 1: a program that does not fork runs (the init is not counted)" "exited 0" "$ANS_STATUS"
+	run_pids 2 "$T/p2.json" /bin/sh -c '/bin/true & wait'
+	check_eq "--pids 2: one child may be started" "exited 0" "$ANS_STATUS"
+	run_pids 2 "$T/p3.json" /bin/sh -c 'sleep 0.2 & sleep 0.2 & wait; exit 0'
+	check "--pids 2: a second child at once is refused (fork fails)" \
+		eval '[ "$(get "$T/p3.json" pids_max_hits)" -ge 1 ]'
+	run_pids 5 "$T/p5.json" /bin/sh -c 'sleep 0.3 & sleep 0.3 & wait'
+	check_eq "pids_peak counts the program's processes only (sh and two sleeps)" 3 "$(get "$T/p5.json" pids_peak)"
+else
+	skip "--pids and the init" "no pids cgroup proctord can use here"
+fi
+
 none_tagged() { [ -z "$(tagged_pids)" ]; }
 check "no process of this script's sandboxes is left" wait_for "$T_OP" none_tagged
 done_testing
