@@ -479,7 +479,9 @@ static long spawn_fork_pidns(int *pidfd)
 	spawn_cloned_into = 0;
 	pid = fork();
 	if (pid == 0)
-		return 0; /* the init closes self with the rest */
+		/* The init closes self with the rest (spawn_child_close_except). */
+		// cppcheck-suppress resourceLeak
+		return 0;
 	saved = errno;
 	if (setns(self, CLONE_NEWPID) < 0 && pid > 0) {
 		/* A second child of proctord could not be made: that is the
