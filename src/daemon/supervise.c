@@ -11,6 +11,7 @@
 
 #include "log.h"
 #include "supervise.h"
+#include "title.h"
 #include "tree.h"
 #include "util.h"
 
@@ -142,6 +143,7 @@ static void supervise_main_ended(struct supervisor *s)
 		if (s->kill_reason == KILL_SYSCALL)
 			snprintf(s->outcome.what, sizeof s->outcome.what, "%s", s->syscall);
 	}
+	title_outcome(&s->outcome, &s->limits);
 	s->state = SV_SWEEPING;
 	supervise_sweep(s);
 	if (s->state == SV_SWEEPING) {
@@ -221,6 +223,7 @@ static void supervise_kill(struct supervisor *s, enum kill_reason reason)
 	report_outcome_from_wait(&s->outcome, 0, reason);
 	if (reason == KILL_SYSCALL)
 		snprintf(s->outcome.what, sizeof s->outcome.what, "%s", s->syscall);
+	title_outcome(&s->outcome, &s->limits);
 	s->state = SV_KILLING;
 	supervise_stop_timers(s);
 	if (s->child.pidfd >= 0)
