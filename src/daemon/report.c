@@ -140,7 +140,7 @@ void report_status_line(const struct outcome *o, const struct limits *l, char *b
 			descr = "real-time signal";
 
 		report_signal_name(o->code, name, sizeof name);
-		snprintf(text, sizeof text, "%s", descr ? descr : "unknown signal");
+		strlcpy(text, descr ? descr : "unknown signal", sizeof text);
 		/* "Segmentation fault" reads as a clause after the colon. */
 		text[0] = (char)tolower((unsigned char)text[0]);
 		snprintf(buf, len, "%s %s: %s", proto_head_name(HEAD_SIGNALED), name, text);
