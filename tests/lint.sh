@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
 # Static analysis: cppcheck and clang-tidy over every C file of the project
-# (src/ and tests/), through the build's compile_commands.json. Clean, or
+# (src/*/ and tests/), through the build's compile_commands.json. Clean, or
 # exit 1 with the findings.
 #
 #   sh tests/lint.sh [BUILDDIR]          (default: build; meson setup it first)
@@ -41,7 +41,7 @@ fi
 
 # clang-tidy: one process per file, as many at once as there are CPUs. The
 # files are the project's own C files, each with its flags from the build.
-files=$(ls src/*.c tests/*/*.c)
+files=$(ls src/*/*.c tests/*/*.c)
 # shellcheck disable=SC2086 # $files is a list of paths without blanks
 if printf '%s\n' $files | xargs -P "$jobs" -n 1 clang-tidy -p "$build" --quiet >"$out" 2>&1; then
   echo "ok - clang-tidy: no finding in $(printf '%s\n' $files | wc -l) files"

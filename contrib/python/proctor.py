@@ -17,8 +17,17 @@ from typing import Optional
 __all__ = [
     "Result", "wait", "stop", "parse",
     "ProctorError", "NoSandbox", "DaemonGone", "Timeout", "NotExited", "MalformedAnswer",
-    "ProctorOSError",
+    "ProctorOSError", "KINDS", "KILL_REASONS", "FAILURE_STAGES",
 ]
+
+# The protocol's vocabulary (PROTOCOL.md section 6; the C side's table is
+# src/common/proto.c, and tests/unit/vocabulary.py checks that they agree).
+# Result.kind is one of KINDS. A reason or stage not listed here (a later
+# version's) is still parsed: read it as a generic "killed" or "failed".
+KINDS = ("running", "exited", "signaled", "killed", "failed", "invalid")
+KILL_REASONS = ("cpu-time", "wall-time", "memory", "output", "file-size", "terminate",
+                "syscall", "pids")
+FAILURE_STAGES = ("setup", "limits", "stdin", "stdout", "stderr", "chdir", "exec")
 
 # Default deadlines of the client spec: 5 s for "1"; for "0", 5 s plus the
 # grace period, which the caller knows and we do not (10 s covers proctord's

@@ -420,6 +420,12 @@ static int child_reap(pid_t pid, unsigned timeout_ms)
 static bool cmdline_matches(const char *buf, size_t len, const char *dir)
 {
 	const char *arg = buf, *end = buf + len, *second = buf + strlen(buf) + 1;
+	size_t dlen = strlen(dir);
+
+	// Its process title once the program has started: "proctord: DIR: ...".
+	if (strncmp(buf, "proctord: ", 10) == 0 && strncmp(buf + 10, dir, dlen) == 0 &&
+	    strncmp(buf + 10 + dlen, ": ", 2) == 0)
+		return true;
 
 	// argv[1] too, for a proctord run through an interpreter or a wrapper.
 	if (!strstr(buf, "proctord") && (second >= end || !strstr(second, "proctord")))

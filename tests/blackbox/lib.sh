@@ -295,10 +295,11 @@ pid_gone() { ! kill -0 "$1" 2>/dev/null; }
 is_fifo() { [ -p "$1" ]; }
 gone() { [ ! -e "$1" ] && [ ! -L "$1" ]; }
 
-# pd_pid DIR: pid of the proctord that serves DIR (found by its --dir argument).
+# pd_pid DIR: pid of the proctord that serves DIR (found by its --dir argument,
+# or by its process title "proctord: DIR: ..." once the program has started).
 # Under valgrind the process is valgrind's tool, with proctord in its cmdline.
 pd_pid() {
-	local p exe
+	local p exe title
 	for p in /proc/[0-9]*; do
 		exe=$(readlink "$p/exe" 2>/dev/null) || continue
 		if vg_on; then
@@ -307,6 +308,11 @@ pd_pid() {
 			[ "$exe" = "$PROCTORD" ] || continue
 		fi
 		if tr '\0' '\n' <"$p/cmdline" 2>/dev/null | grep -qxF -e "$1" -e "--dir=$1"; then
+			echo "${p#/proc/}"
+			return 0
+		fi
+		IFS= read -r -d '' title 2>/dev/null <"$p/cmdline"
+		if [ "${title#"proctord: $1: "}" != "$title" ]; then
 			echo "${p#/proc/}"
 			return 0
 		fi

@@ -268,7 +268,7 @@ static void sysfilter_listener_cb(struct ev_loop *loop, ev_io *w_, int revents)
 		return; /* ENOENT: the caller died (or was killed) meanwhile */
 	resolved = seccomp_syscall_resolve_num_arch(n->data.arch, n->data.nr);
 	if (resolved)
-		snprintf(name, sizeof name, "%s", resolved);
+		strlcpy(name, resolved, sizeof name);
 	else
 		snprintf(name, sizeof name, "syscall_%d", n->data.nr);
 	free(resolved);

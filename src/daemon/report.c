@@ -19,31 +19,14 @@
 #include "units.h"
 #include "util.h"
 
-static const char *const kill_reason_names[] = {
-	[KILL_NONE] = "none",
-	[KILL_CPU_TIME] = "cpu-time",
-	[KILL_WALL_TIME] = "wall-time",
-	[KILL_MEMORY] = "memory",
-	[KILL_OUTPUT] = "output",
-	[KILL_FILE_SIZE] = "file-size",
-	[KILL_TERMINATE] = "terminate",
-	[KILL_SYSCALL] = "syscall",
-};
-
-static const char *const stage_names[] = {
-	[STAGE_SETUP] = "setup",   [STAGE_LIMITS] = "limits", [STAGE_STDIN] = "stdin",
-	[STAGE_STDOUT] = "stdout", [STAGE_STDERR] = "stderr", [STAGE_CHDIR] = "chdir",
-	[STAGE_EXEC] = "exec",
-};
-
 const char *report_kill_reason_name(enum kill_reason r)
 {
-	return kill_reason_names[r];
+	return proto_kill_reason_name(r);
 }
 
 const char *report_stage_name(enum spawn_stage s)
 {
-	return stage_names[s];
+	return proto_stage_name(s);
 }
 
 void report_signal_name(int sig, char *buf, size_t len)
@@ -132,6 +115,8 @@ static void killed_text(const struct outcome *o, const struct limits *l, char *b
 		snprintf(buf, len, "%s", o->what[0] ? o->what : "unknown");
 		break;
 	case KILL_NONE:
+	case KILL_PIDS: /* reserved: never decided by this version */
+	case KILL_COUNT:
 		snprintf(buf, len, "killed");
 		break;
 	}
@@ -143,10 +128,10 @@ void report_status_line(const struct outcome *o, const struct limits *l, char *b
 
 	switch (o->kind) {
 	case OUTCOME_RUNNING:
-		snprintf(buf, len, "running");
+		snprintf(buf, len, "%s", proto_head_name(HEAD_RUNNING));
 		break;
 	case OUTCOME_EXITED:
-		snprintf(buf, len, "exited %d", o->code);
+		snprintf(buf, len, "%s %d", proto_head_name(HEAD_EXITED), o->code);
 		break;
 	case OUTCOME_SIGNALED: {
 		const char *descr = sigdescr_np(o->code);
@@ -155,23 +140,24 @@ void report_status_line(const struct outcome *o, const struct limits *l, char *b
 			descr = "real-time signal";
 
 		report_signal_name(o->code, name, sizeof name);
-		snprintf(text, sizeof text, "%s", descr ? descr : "unknown signal");
+		strlcpy(text, descr ? descr : "unknown signal", sizeof text);
 		/* "Segmentation fault" reads as a clause after the colon. */
 		text[0] = (char)tolower((unsigned char)text[0]);
-		snprintf(buf, len, "signaled %s: %s", name, text);
+		snprintf(buf, len, "%s %s: %s", proto_head_name(HEAD_SIGNALED), name, text);
 		break;
 	}
 	case OUTCOME_KILLED:
 		killed_text(o, l, text, sizeof text);
-		snprintf(buf, len, "killed %s: %s", report_kill_reason_name(o->reason), text);
+		snprintf(buf, len, "%s %s: %s", proto_head_name(HEAD_KILLED),
+			 report_kill_reason_name(o->reason), text);
 		break;
 	case OUTCOME_FAILED:
 		if (o->what[0])
-			snprintf(buf, len, "failed %s: %s: %s", report_stage_name(o->stage), o->what,
-				 strerror(o->err));
+			snprintf(buf, len, "%s %s: %s: %s", proto_head_name(HEAD_FAILED),
+				 report_stage_name(o->stage), o->what, strerror(o->err));
 		else
-			snprintf(buf, len, "failed %s: %s", report_stage_name(o->stage),
-				 strerror(o->err));
+			snprintf(buf, len, "%s %s: %s", proto_head_name(HEAD_FAILED),
+				 report_stage_name(o->stage), strerror(o->err));
 		break;
 	}
 	/* A status line is one line, whatever a path contained. */
@@ -196,7 +182,8 @@ void report_invalid_line(const char *garbage, size_t garbage_len, const char *st
 			j += (size_t)snprintf(shown + j, sizeof shown - j, "\\x%02x", c);
 	}
 	shown[j] = '\0';
-	snprintf(buf, len, "invalid: expected \"0\" or \"1\", got \"%s\"; program %s", shown, status);
+	snprintf(buf, len, "%s: expected \"0\" or \"1\", got \"%s\"; program %s",
+		 proto_head_name(HEAD_INVALID), shown, status);
 }
 
 size_t report_response(uint64_t cpu_us, uint64_t rss_bytes, const char *status, char *buf,
@@ -260,18 +247,13 @@ static void report_unmark(char *text)
 static json_t *report_status_json(const struct outcome *o, const struct limits *l)
 {
 	char line[REPORT_STATUS_MAX], name[32], head[REPORT_STATUS_MAX];
-	static const char *const kinds[] = {
-		[OUTCOME_RUNNING] = "running", [OUTCOME_EXITED] = "exited",
-		[OUTCOME_SIGNALED] = "signaled", [OUTCOME_KILLED] = "killed",
-		[OUTCOME_FAILED] = "failed",
-	};
 	const char *colon;
 	json_t *st;
 
 	report_status_line(o, l, line, sizeof line);
 	colon = strstr(line, ": ");
 	snprintf(head, sizeof head, "%.*s", colon ? (int)(colon - line) : (int)strlen(line), line);
-	st = json_pack("{s:s, s:s, s:s, s:s?}", "line", line, "head", head, "kind", kinds[o->kind],
+	st = json_pack("{s:s, s:s, s:s, s:s?}", "line", line, "head", head, "kind", proto_head_name((enum proto_head)o->kind),
 		       "text", colon ? colon + 2 : NULL);
 	json_object_set_new(st, "exit_code",
 			    o->kind == OUTCOME_EXITED ? json_integer(o->code) : json_null());

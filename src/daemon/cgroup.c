@@ -279,9 +279,9 @@ static size_t cg_read_mounts(struct cg_mount *mv, size_t max)
 		cg_unescape(root);
 		cg_unescape(point);
 		mv[n].version = fstype[6] == '2' ? 2 : 1;
-		snprintf(mv[n].root, sizeof mv[n].root, "%s", root);
-		snprintf(mv[n].point, sizeof mv[n].point, "%s", point);
-		snprintf(mv[n].opts, sizeof mv[n].opts, "%s", super);
+		strlcpy(mv[n].root, root, sizeof mv[n].root);
+		strlcpy(mv[n].point, point, sizeof mv[n].point);
+		strlcpy(mv[n].opts, super, sizeof mv[n].opts);
 		n++;
 	}
 	free(buf);
@@ -347,7 +347,7 @@ static void cg_discover(struct cgroup *cg)
 			if (!v2) {
 				/* The mount's options name every controller of
 				 * the hierarchy. */
-				snprintf(tmp, sizeof tmp, "%s", c1 + 1);
+				strlcpy(tmp, c1 + 1, sizeof tmp);
 				for (tok = strtok_r(tmp, ",", &ts); tok; tok = strtok_r(NULL, ",", &ts))
 					all = all && cg_has_word(mounts[i].opts, tok);
 				if (!all)
@@ -357,7 +357,7 @@ static void cg_discover(struct cgroup *cg)
 			if (!dir)
 				continue;
 			cg->h[cg->n].version = v2 ? 2 : 1;
-			snprintf(cg->h[cg->n].ctrls, sizeof cg->h[cg->n].ctrls, "%s", v2 ? "" : c1 + 1);
+			strlcpy(cg->h[cg->n].ctrls, v2 ? "" : c1 + 1, sizeof cg->h[cg->n].ctrls);
 			cg->h[cg->n].parent = dir;
 			cg->h[cg->n].fd = cg->h[cg->n].procs_fd = -1;
 			cg->n++;
@@ -502,7 +502,7 @@ static size_t cg_claim_stale(int pfd, int *fds, char (*names)[64], size_t max)
 			continue;
 		}
 		fds[n] = fd;
-		snprintf(names[n], sizeof names[n], "%s", de->d_name);
+		strlcpy(names[n], de->d_name, sizeof names[n]);
 		n++;
 	}
 	closedir(d);
@@ -729,7 +729,7 @@ static void cg_why_all(struct cgroup *cg, const char *why)
 {
 	for (int r = 0; r < CG_ROLE_COUNT; r++)
 		if (cg->role[r] < 0 && !cg->why[r][0])
-			snprintf(cg->why[r], sizeof cg->why[r], "%s", why);
+			strlcpy(cg->why[r], why, sizeof cg->why[r]);
 }
 
 /* Whether the sandbox's v2 cgroup in h has file. In --check it was not
@@ -770,7 +770,7 @@ static void cg_setup_v2(struct cgroup *cg, size_t i, const struct limits *l)
 	close(pfd);
 	rc = cg_create(cg, h, why, sizeof why);
 	if (rc == -2)
-		snprintf(cg->fatal, sizeof cg->fatal, "%s", why);
+		strlcpy(cg->fatal, why, sizeof cg->fatal);
 	if (rc < 0) {
 		cg_why_all(cg, why);
 		return;
@@ -786,15 +786,15 @@ static void cg_setup_v2(struct cgroup *cg, size_t i, const struct limits *l)
 	if (mem == 0 && cg_v2_has(cg, h, "memory.max"))
 		cg_take(cg, CG_ROLE_MEMORY, i);
 	else
-		snprintf(cg->why[CG_ROLE_MEMORY], sizeof cg->why[0], "%s", why_mem);
+		strlcpy(cg->why[CG_ROLE_MEMORY], why_mem, sizeof cg->why[0]);
 	if (pids == 0 && cg_v2_has(cg, h, "pids.max"))
 		cg_take(cg, CG_ROLE_PIDS, i);
 	else
-		snprintf(cg->why[CG_ROLE_PIDS], sizeof cg->why[0], "%s", why_pids);
+		strlcpy(cg->why[CG_ROLE_PIDS], why_pids, sizeof cg->why[0]);
 	if (cpu == 0 && cg_v2_has(cg, h, "cpu.max"))
 		cg_take(cg, CG_ROLE_CPUMAX, i);
 	else
-		snprintf(cg->why[CG_ROLE_CPUMAX], sizeof cg->why[0], "%s", why_cpu);
+		strlcpy(cg->why[CG_ROLE_CPUMAX], why_cpu, sizeof cg->why[0]);
 	/* Always made: cgroup.kill and cpu.stat need no controller. */
 	h->used = 1;
 }
@@ -821,14 +821,14 @@ static void cg_setup_v1(struct cgroup *cg, size_t i, const struct limits *l)
 		return;
 	rc = cg_create(cg, h, why, sizeof why);
 	if (rc == -2)
-		snprintf(cg->fatal, sizeof cg->fatal, "%s", why);
+		strlcpy(cg->fatal, why, sizeof cg->fatal);
 	if (rc < 0) {
 		if (cg_has_word(h->ctrls, "memory"))
-			snprintf(cg->why[CG_ROLE_MEMORY], sizeof cg->why[0], "%s", why);
+			strlcpy(cg->why[CG_ROLE_MEMORY], why, sizeof cg->why[0]);
 		if (cg_has_word(h->ctrls, "pids"))
-			snprintf(cg->why[CG_ROLE_PIDS], sizeof cg->why[0], "%s", why);
+			strlcpy(cg->why[CG_ROLE_PIDS], why, sizeof cg->why[0]);
 		if (cg_has_word(h->ctrls, "cpu"))
-			snprintf(cg->why[CG_ROLE_CPUMAX], sizeof cg->why[0], "%s", why);
+			strlcpy(cg->why[CG_ROLE_CPUMAX], why, sizeof cg->why[0]);
 		return;
 	}
 	if (cg_has_word(h->ctrls, "memory"))

@@ -616,7 +616,7 @@ static void config_apply_section(struct config *c, const struct ini_state *st, c
 
 		if (strcmp(e->section, section) != 0 || strcmp(e->key, "inherit") == 0)
 			continue;
-		snprintf(src.profile, sizeof src.profile, "%s", section);
+		strlcpy(src.profile, section, sizeof src.profile);
 		config_set(c, config_key_find(e->key), e->value, &src);
 	}
 }

@@ -6,36 +6,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto.h"
 #include "sblimits.h"
 
+/* The heads of proto.h that describe the program ("invalid" does not). */
 enum outcome_kind {
-	OUTCOME_RUNNING,
-	OUTCOME_EXITED,
-	OUTCOME_SIGNALED,
-	OUTCOME_KILLED,
-	OUTCOME_FAILED,
-};
-
-enum kill_reason {
-	KILL_NONE,
-	KILL_CPU_TIME,
-	KILL_WALL_TIME,
-	KILL_MEMORY,
-	KILL_OUTPUT,
-	KILL_FILE_SIZE,
-	KILL_TERMINATE,
-	KILL_SYSCALL,
-};
-
-/* Stages of the child's set-up; each failure is reported as "failed STAGE". */
-enum spawn_stage {
-	STAGE_SETUP,
-	STAGE_LIMITS,
-	STAGE_STDIN,
-	STAGE_STDOUT,
-	STAGE_STDERR,
-	STAGE_CHDIR,
-	STAGE_EXEC,
+	OUTCOME_RUNNING = HEAD_RUNNING,
+	OUTCOME_EXITED = HEAD_EXITED,
+	OUTCOME_SIGNALED = HEAD_SIGNALED,
+	OUTCOME_KILLED = HEAD_KILLED,
+	OUTCOME_FAILED = HEAD_FAILED,
 };
 
 struct outcome {

@@ -18,6 +18,7 @@
 
 #include "optexact.h"
 #include "proctor.h"
+#include "proto.h"
 #include "version.h"
 
 /* Exit codes of proctor run, after the shells' and timeout(1)'s. */
@@ -331,18 +332,22 @@ static int run_exit_code(const struct proctor_result *r)
 	case PROCTOR_SIGNALED:
 		return RUN_SIGNAL_BASE + run_signal_number(r->signal);
 	case PROCTOR_KILLED:
-		if (strcmp(r->reason, "wall-time") == 0)
+		switch (proto_kill_reason_parse(r->reason)) {
+		case KILL_WALL_TIME:
 			return RUN_WALL_TIME;
-		if (strcmp(r->reason, "cpu-time") == 0)
+		case KILL_CPU_TIME:
 			return RUN_SIGNAL_BASE + SIGXCPU;
 		/* Wrote too much, to a file or through the output limit: what
 		 * the kernel's own file size limit would have said. */
-		if (strcmp(r->reason, "file-size") == 0 || strcmp(r->reason, "output") == 0)
+		case KILL_FILE_SIZE:
+		case KILL_OUTPUT:
 			return RUN_SIGNAL_BASE + SIGXFSZ;
 		/* What seccomp's own kill would have said. */
-		if (strcmp(r->reason, "syscall") == 0)
+		case KILL_SYSCALL:
 			return RUN_SIGNAL_BASE + SIGSYS;
-		return RUN_SIGNAL_BASE + SIGKILL;
+		default:
+			return RUN_SIGNAL_BASE + SIGKILL;
+		}
 	case PROCTOR_FAILED:
 		return RUN_FAILED;
 	default:
@@ -736,8 +741,6 @@ static json_t *run_json_int(json_int_t v)
 static void run_print(const struct run *run, const struct run_verdict *v, int code)
 {
 	const struct proctor_result *r = &v->r;
-	static const char *const limits[] = {"cpu-time", "wall-time", "memory", "output",
-					     "file-size"};
 	const char *limit = NULL;
 	json_t *o;
 	char *s;
@@ -755,9 +758,14 @@ static void run_print(const struct run *run, const struct run_verdict *v, int co
 		fprintf(stderr, "\n");
 		return;
 	}
-	for (size_t i = 0; r->kind == PROCTOR_KILLED && i < sizeof limits / sizeof limits[0]; i++)
-		if (strcmp(r->reason, limits[i]) == 0)
-			limit = limits[i];
+	/* The reasons that name a limit (not terminate, syscall). */
+	if (r->kind == PROCTOR_KILLED) {
+		int reason = proto_kill_reason_parse(r->reason);
+
+		if (reason == KILL_CPU_TIME || reason == KILL_WALL_TIME || reason == KILL_MEMORY ||
+		    reason == KILL_OUTPUT || reason == KILL_FILE_SIZE)
+			limit = proto_kill_reason_name((enum kill_reason)reason);
+	}
 	o = json_pack("{s:s, s:s, s:s, s:s, s:I, s:i}", "status", r->status, "head", r->head,
 		      "kind", proctor_kind_name(r->kind), "text", r->text, "cpu_us",
 		      (json_int_t)r->cpu_us, "exit", code);
@@ -806,7 +814,8 @@ static int cmd_run(int argc, char **argv)
 	code = run_exit_code(&v.r);
 	/* Ended by proctord for our signal: as a shell reports a job that
 	 * signal ended. */
-	if (run_signal && v.r.kind == PROCTOR_KILLED && strcmp(v.r.reason, "terminate") == 0)
+	if (run_signal && v.r.kind == PROCTOR_KILLED &&
+	    proto_kill_reason_parse(v.r.reason) == KILL_TERMINATE)
 		code = RUN_SIGNAL_BASE + run_signal;
 	run_print(&run, &v, code);
 	return code;

@@ -26,6 +26,13 @@
 #include <unistd.h>
 
 #include "proctor.h"
+#include "proto.h"
+
+/* The public kinds are the protocol's heads, in the same order. */
+_Static_assert((int)PROCTOR_RUNNING == HEAD_RUNNING && (int)PROCTOR_EXITED == HEAD_EXITED &&
+		       (int)PROCTOR_SIGNALED == HEAD_SIGNALED && (int)PROCTOR_KILLED == HEAD_KILLED &&
+		       (int)PROCTOR_FAILED == HEAD_FAILED && (int)PROCTOR_INVALID == HEAD_INVALID,
+	       "enum proctor_kind follows enum proto_head");
 
 static int64_t client_now_ms(void)
 {
@@ -279,15 +286,10 @@ static int client_number(const char **p, const char *end, uint64_t *out)
 
 int proctor_parse(const char *answer, size_t len, struct proctor_result *res)
 {
-	static const struct {
-		const char *prefix;
-		enum proctor_kind kind;
-	} heads[] = {
-		{"exited ", PROCTOR_EXITED}, {"signaled ", PROCTOR_SIGNALED},
-		{"killed ", PROCTOR_KILLED}, {"failed ", PROCTOR_FAILED},
-	};
-	const char *p = answer, *end = answer + len, *nl, *colon;
-	size_t slen, hlen;
+	const char *p = answer, *end = answer + len, *nl, *colon, *arg;
+	size_t slen, hlen, n;
+	char word[16];
+	int head;
 
 	memset(res, 0, sizeof *res);
 	if (client_number(&p, end, &res->cpu_us) < 0 ||
@@ -308,61 +310,58 @@ int proctor_parse(const char *answer, size_t len, struct proctor_result *res)
 	if (colon)
 		snprintf(res->text, sizeof res->text, "%s", colon + 2);
 
-	if (strcmp(res->head, "running") == 0) {
-		res->kind = PROCTOR_RUNNING;
-		return PROCTOR_OK;
-	}
-	if (strcmp(res->head, "invalid") == 0) {
-		res->kind = PROCTOR_INVALID;
-		return PROCTOR_OK;
-	}
-	for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++) {
-		size_t plen = strlen(heads[i].prefix);
-		const char *arg = res->head + plen;
-		size_t n;
+	/* The head's first word, then its argument after one blank. */
+	n = strcspn(res->head, " ");
+	if (n >= sizeof word)
+		return PROCTOR_EMALFORMED;
+	memcpy(word, res->head, n);
+	word[n] = '\0';
+	head = proto_head_parse(word);
+	arg = res->head + n + (res->head[n] == ' ');
+	if (head < 0 || (res->head[n] != '\0') != (head != HEAD_RUNNING && head != HEAD_INVALID) ||
+	    (res->head[n] == ' ' && !*arg))
+		return PROCTOR_EMALFORMED;
+	res->kind = (enum proctor_kind)head;
+	switch (head) {
+	case HEAD_EXITED: {
+		int code = 0;
 
-		if (strncmp(res->head, heads[i].prefix, plen) != 0 || !*arg)
-			continue;
-		res->kind = heads[i].kind;
-		switch (res->kind) {
-		case PROCTOR_EXITED: {
-			int code = 0;
-
-			/* Digits only: no sign, no blanks. */
-			for (const char *d = arg; *d; d++) {
-				if (*d < '0' || *d > '9' || code > 255)
-					return PROCTOR_EMALFORMED;
-				code = code * 10 + (*d - '0');
-			}
-			if (code > 255)
+		/* Digits only: no sign, no blanks. */
+		for (const char *d = arg; *d; d++) {
+			if (*d < '0' || *d > '9' || code > 255)
 				return PROCTOR_EMALFORMED;
-			res->exit_code = code;
-			break;
+			code = code * 10 + (*d - '0');
 		}
-		case PROCTOR_SIGNALED:
-			n = strlen(arg);
-			if (strncmp(arg, "SIG", 3) != 0 || !arg[3] || n >= sizeof res->signal)
-				return PROCTOR_EMALFORMED;
-			memcpy(res->signal, arg, n + 1);
-			break;
-		default:
-			n = strlen(arg);
-			if (n >= sizeof res->reason)
-				return PROCTOR_EMALFORMED;
-			memcpy(res->reason, arg, n + 1);
-			break;
-		}
-		if (res->kind == PROCTOR_KILLED && strcmp(res->reason, "syscall") == 0) {
-			/* The text starts with the call's name. */
-			size_t nlen = strspn(res->text, "abcdefghijklmnopqrstuvwxyz0123456789_");
-
-			if (nlen == 0 || nlen >= sizeof res->syscall)
-				return PROCTOR_EMALFORMED;
-			memcpy(res->syscall, res->text, nlen);
-		}
-		return PROCTOR_OK;
+		if (code > 255)
+			return PROCTOR_EMALFORMED;
+		res->exit_code = code;
+		break;
 	}
-	return PROCTOR_EMALFORMED;
+	case HEAD_SIGNALED:
+		n = strlen(arg);
+		if (strncmp(arg, "SIG", 3) != 0 || !arg[3] || n >= sizeof res->signal)
+			return PROCTOR_EMALFORMED;
+		memcpy(res->signal, arg, n + 1);
+		break;
+	case HEAD_KILLED:
+	case HEAD_FAILED:
+		n = strlen(arg);
+		if (n >= sizeof res->reason)
+			return PROCTOR_EMALFORMED;
+		memcpy(res->reason, arg, n + 1);
+		break;
+	default:
+		break;
+	}
+	if (head == HEAD_KILLED && proto_kill_reason_parse(res->reason) == KILL_SYSCALL) {
+		/* The text starts with the call's name. */
+		size_t nlen = strspn(res->text, "abcdefghijklmnopqrstuvwxyz0123456789_");
+
+		if (nlen == 0 || nlen >= sizeof res->syscall)
+			return PROCTOR_EMALFORMED;
+		memcpy(res->syscall, res->text, nlen);
+	}
+	return PROCTOR_OK;
 }
 
 const char *proctor_strerror(int err)
@@ -389,8 +388,5 @@ const char *proctor_strerror(int err)
 
 const char *proctor_kind_name(enum proctor_kind kind)
 {
-	static const char *const names[] = {"running", "exited", "signaled", "killed", "failed",
-					    "invalid"};
-
-	return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : "unknown";
+	return proto_head_name((enum proto_head)kind);
 }

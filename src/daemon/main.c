@@ -31,6 +31,7 @@
 #include "spawn.h"
 #include "supervise.h"
 #include "sysfilter.h"
+#include "title.h"
 #include "units.h"
 #include "util.h"
 #include "version.h"
@@ -813,6 +814,8 @@ int main(int argc, char **argv)
 	int ready_fd = -1, code, nice_value;
 	uint64_t start_us;
 
+	/* Before anything keeps a pointer into argv or the environment. */
+	title_init(argc, argv);
 	log_init("proctord");
 	ensure_stdio();
 	parse_options(argc, argv, &o);
@@ -1020,6 +1023,7 @@ int main(int argc, char **argv)
 		log_warnx("warning: cannot make a PID namespace for the program (%s): it may "
 			  "outlive proctord if it clears its parent-death signal",
 			  strerror(child.pidns_err));
+	title_running(dir.path, o.argv[0]);
 	/* The program has its copies. */
 	for (int i = 0; i < 3; i++) {
 		int fds[3] = {in_fd, out_fd, err_fd};

@@ -11,6 +11,7 @@
 
 #include "log.h"
 #include "supervise.h"
+#include "title.h"
 #include "tree.h"
 #include "util.h"
 
@@ -140,8 +141,9 @@ static void supervise_main_ended(struct supervisor *s)
 	} else {
 		report_outcome_from_wait(&s->outcome, s->main_wstatus, s->kill_reason);
 		if (s->kill_reason == KILL_SYSCALL)
-			snprintf(s->outcome.what, sizeof s->outcome.what, "%s", s->syscall);
+			strlcpy(s->outcome.what, s->syscall, sizeof s->outcome.what);
 	}
+	title_outcome(&s->outcome, &s->limits);
 	s->state = SV_SWEEPING;
 	supervise_sweep(s);
 	if (s->state == SV_SWEEPING) {
@@ -220,7 +222,8 @@ static void supervise_kill(struct supervisor *s, enum kill_reason reason)
 	 * no more than the reason and, for syscall, the call's name). */
 	report_outcome_from_wait(&s->outcome, 0, reason);
 	if (reason == KILL_SYSCALL)
-		snprintf(s->outcome.what, sizeof s->outcome.what, "%s", s->syscall);
+		strlcpy(s->outcome.what, s->syscall, sizeof s->outcome.what);
+	title_outcome(&s->outcome, &s->limits);
 	s->state = SV_KILLING;
 	supervise_stop_timers(s);
 	if (s->child.pidfd >= 0)
@@ -325,7 +328,7 @@ static void supervise_syscall_denied(void *ctx, const char *name)
 
 	if (s->state >= SV_KILLING)
 		return;
-	snprintf(s->syscall, sizeof s->syscall, "%s", name);
+	strlcpy(s->syscall, name, sizeof s->syscall);
 	supervise_kill(s, KILL_SYSCALL);
 }
 

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: ISC
+#include <limits.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "title.h"
+
+/* Without title_init (the unit tests), nothing is set: libbsd would warn. */
+static int title_on;
+static char title_dir[PATH_MAX];
+
+void title_init(int argc, char **argv)
+{
+	/* The title takes the room of the arguments only, not that of the
+	 * environment (libbsd would move it): /proc/PID/environ stays what
+	 * proctord was started with. A title longer than the arguments were
+	 * is cut. */
+	static char *no_env[] = {NULL};
+
+	setproctitle_init(argc, argv, no_env);
+	title_on = 1;
+}
+
+void title_running(const char *dir, const char *program)
+{
+	if (!title_on)
+		return;
+	strlcpy(title_dir, dir, sizeof title_dir);
+	/* libbsd puts "proctord: " in front. */
+	setproctitle("%s: running %s", title_dir, program);
+}
+
+void title_outcome(const struct outcome *o, const struct limits *l)
+{
+	char line[REPORT_STATUS_MAX];
+
+	if (!title_on || !title_dir[0])
+		return;
+	report_status_line(o, l, line, sizeof line);
+	/* The head only: the text is for the answers. */
+	line[strcspn(line, ":")] = '\0';
+	setproctitle("%s: %s", title_dir, line);
+}

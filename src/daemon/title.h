@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: ISC
+// proctord's process title, as ps shows it: "proctord: DIR: running PROGRAM",
+// then the status head once the verdict is known ("proctord: DIR: killed
+// cpu-time"). Through libbsd's setproctitle.
+#ifndef PROCTOR_TITLE_H
+#define PROCTOR_TITLE_H
+
+#include "report.h"
+
+/* First thing in main, before anything keeps a pointer to an argument's
+ * text: libbsd moves them to make room for the title. */
+void title_init(int argc, char **argv);
+/* The program has started in the sandbox directory dir. */
+void title_running(const char *dir, const char *program);
+/* The verdict is known (or has changed): its head. */
+void title_outcome(const struct outcome *o, const struct limits *l);
+
+#endif
