@@ -379,13 +379,14 @@ vg_check() {
 # --- cgroups of the script's own -------------------------------------------------
 # cg_dirs PID: the directory of each cgroup of PID that proctord may use
 # (v2, and the v1 hierarchies of memory, pids, cpu, cpuacct, freezer).
+# A second argument, a regular expression, narrows the v1 controllers.
 cg_dirs() {
-	local id ctrls rel m
+	local id ctrls rel m re=${2:-memory|pids|cpu|cpuacct|freezer}
 	while IFS=: read -r id ctrls rel; do
 		if [ "$id" = 0 ]; then
 			m=$(awk '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") print $5; break } }' /proc/self/mountinfo | head -n 1)
 		else
-			[[ ,$ctrls, =~ ,(memory|pids|cpu|cpuacct|freezer), ]] || continue
+			[[ ,$ctrls, =~ ,($re), ]] || continue
 			m=$(awk -v c="$ctrls" '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup" && ("," $(i + 3) ",") ~ ("," c ",")) print $5; break } }' /proc/self/mountinfo | head -n 1)
 		fi
 		[ -n "$m" ] && [ -d "$m$rel" ] && echo "${m}${rel%/}"
@@ -429,8 +430,32 @@ bb_cleanup() {
 		kill -s "$sig" $pids 2>/dev/null
 		sleep 0.3
 	done
+	# shellcheck disable=SC2086 # a list of directories
+	[ -z "$bb_home_cgroups" ] || enter_cgroups $bb_home_cgroups 2>/dev/null
 	for p in $private_dirs; do rm_cgroup "$p"; done
 	rm -rf "$T"
 }
 trap bb_cleanup EXIT
 trap 'exit 130' INT TERM
+
+# As root where cgroup v1 is mounted (v1 or hybrid), the script and every
+# proctord it starts live in cgroups of the script's own, so that no stale
+# cgroup of a proctord killed by another run (another CI, a neighbour's test)
+# is ours to remove, with a line on proctord's stderr that a test reading
+# that stderr would not expect, and no cgroup of ours is another run's. Not
+# in the cpu hierarchy: with RT group scheduling, a real-time proctord needs
+# the root cgroup's rt_runtime_us there. Pure v2 keeps the caller's cgroup:
+# a shell beside proctord would cost it its controllers (the no-internal-
+# process rule), and tests/vm starts each proctord in a scope of its own.
+bb_home_cgroups=""
+if [ "$(id -u)" = 0 ] && [ -z "${PROCTOR_TEST_SCOPE:-}" ] &&
+	awk '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup") f = 1; break } } END { exit !f }' /proc/self/mountinfo; then
+	bb_home_cgroups=$(cg_dirs $$ 'memory|pids|freezer')
+	PRIVATE=""
+	for bb_d in $bb_home_cgroups; do
+		mkdir "$bb_d/bb.$$" 2>/dev/null && PRIVATE="$PRIVATE $bb_d/bb.$$"
+	done
+	private_dirs="$private_dirs $PRIVATE"
+	# shellcheck disable=SC2086
+	enter_cgroups $PRIVATE 2>/dev/null || true
+fi
