@@ -138,7 +138,24 @@ static int sbdir_open_chain(const char *path, const char *what, char *err, size_
 		    (n = readlinkat(fd, name, target, sizeof target)) >= 0) {
 			char *more;
 
-			/* Its directory is checked, so the link is what it was. */
+			/* Its directory is checked, so the link is what it was,
+			 * unless it is another user's in a sticky directory:
+			 * they may replace it at any time (clients follow it
+			 * by its path), whatever fs.protected_symlinks says. */
+			if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+				snprintf(err, errlen, "%s: cannot stat %s%s%s: %s", what, where,
+					 strcmp(where, "/") ? "/" : "", name, strerror(errno));
+				goto fail;
+			}
+			if (st.st_uid != 0 && st.st_uid != geteuid()) {
+				snprintf(err, errlen,
+					 "%s: %s%s%s is a symbolic link of uid %u, neither root nor "
+					 "proctord's uid %u: its owner could point it elsewhere; "
+					 "refusing it",
+					 what, where, strcmp(where, "/") ? "/" : "", name,
+					 (unsigned)st.st_uid, (unsigned)geteuid());
+				goto fail;
+			}
 			if (++links > SBDIR_MAX_LINKS || (size_t)n >= sizeof target) {
 				snprintf(err, errlen, "%s: %s/%s: %s", what, where, name,
 					 strerror(ELOOP));
