@@ -21,6 +21,7 @@
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sbdir.h"
@@ -278,6 +279,26 @@ static int sbdir_make(struct sbdir *d, const char *path, mode_t mode, char *err,
 	return 0;
 }
 
+/* How long a start waits for the lifetime lock on an existing DIR. */
+#define SBDIR_LOCK_WAIT_MS 500
+
+/* The lifetime lock. Clients probe it with a shared lock, taken and dropped
+ * at once, to learn whether proctord is alive: a start on a DIR that a
+ * client is probing waits for the probe rather than calling DIR in use. A
+ * live proctord holds it for good, and is found so at the end of the wait. */
+static int sbdir_flock_ex(int fd)
+{
+	for (int i = 0;; i++) {
+		struct timespec ts = {0, 1000000};
+
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK || i >= SBDIR_LOCK_WAIT_MS)
+			return -1;
+		nanosleep(&ts, NULL);
+	}
+}
+
 /* The sandbox directory open in d->fd, never through a symbolic link, and
  * ours: made by us (and given its exact mode), or ours and private. */
 static int sbdir_claim(struct sbdir *d, mode_t mode, char *err, size_t errlen)
@@ -308,7 +329,7 @@ static int sbdir_claim(struct sbdir *d, mode_t mode, char *err, size_t errlen)
 	/* One proctord per directory, for its whole life: the wait FIFO
 	 * closes at the terminating request, so its reader cannot say it.
 	 * (Clients lock DIR/lock, a different file.) */
-	if (flock(d->fd, LOCK_EX | LOCK_NB) < 0) {
+	if (sbdir_flock_ex(d->fd) < 0) {
 		snprintf(err, errlen, "the directory %s is in use by another proctord", d->path);
 		d->created = 0; /* not ours to remove */
 		return -1;
