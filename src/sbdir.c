@@ -76,7 +76,8 @@ static int sbdir_descend(char *where, size_t size, const char *name)
 
 /* The directory path, opened after checking every directory from / to it
  * (what names path in messages). Returns a descriptor, or -1 with err. */
-static int sbdir_open_chain(const char *path, const char *what, char *err, size_t errlen)
+static int sbdir_open_chain(const char *path, const char *what, int check_dirs, char *err,
+			    size_t errlen)
 {
 	char where[PATH_MAX + 1] = "/", why[300], name[NAME_MAX + 1], target[PATH_MAX];
 	char *rest = NULL;
@@ -113,7 +114,7 @@ static int sbdir_open_chain(const char *path, const char *what, char *err, size_
 				 strerror(errno));
 			goto fail;
 		}
-		distrust = sbdir_distrust(&st, why, sizeof why);
+		distrust = check_dirs ? sbdir_distrust(&st, why, sizeof why) : NULL;
 		if (distrust) {
 			snprintf(err, errlen, "%s: %s %s; refusing it", what, where, distrust);
 			goto fail;
@@ -199,6 +200,11 @@ fail:
 	return -1;
 }
 
+int sbdir_open_links(const char *path, const char *what, char *err, size_t errlen)
+{
+	return sbdir_open_chain(path, what, 0, err, errlen);
+}
+
 /* A fresh directory proctor.XXXXXX in parent_fd (mkdtemp(3), relative). */
 static int sbdir_mktemp(struct sbdir *d, const char *base, mode_t mode, char *err, size_t errlen)
 {
@@ -263,7 +269,7 @@ static int sbdir_make(struct sbdir *d, const char *path, mode_t mode, char *err,
 		free(parent);
 		return -1;
 	}
-	d->parent_fd = sbdir_open_chain(parent, "--dir", err, errlen);
+	d->parent_fd = sbdir_open_chain(parent, "--dir", 1, err, errlen);
 	free(parent);
 	if (d->parent_fd < 0)
 		return -1;
@@ -370,7 +376,7 @@ int sbdir_open(struct sbdir *d, const char *path, mode_t mode, char *err, size_t
 			base = "/tmp";
 			what = "/tmp";
 		}
-		d->parent_fd = sbdir_open_chain(base, what, err, errlen);
+		d->parent_fd = sbdir_open_chain(base, what, 1, err, errlen);
 		if (d->parent_fd < 0 || sbdir_mktemp(d, base, mode, err, errlen) < 0)
 			goto error;
 	} else if (sbdir_make(d, path, mode, err, errlen) < 0) {
