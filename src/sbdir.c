@@ -150,12 +150,13 @@ static int sbdir_open_chain(const char *path, const char *what, int check_dirs, 
 				goto fail;
 			}
 			if (st.st_uid != 0 && st.st_uid != geteuid()) {
-				snprintf(err, errlen,
-					 "%s: %s%s%s is a symbolic link of uid %u, neither root nor "
-					 "proctord's uid %u: its owner could point it elsewhere; "
-					 "refusing it",
-					 what, where, strcmp(where, "/") ? "/" : "", name,
-					 (unsigned)st.st_uid, (unsigned)geteuid());
+				snprintf(
+				    err, errlen,
+				    "%s: %s%s%s is a symbolic link of uid %u, neither root nor "
+				    "proctord's uid %u: its owner could point it elsewhere; "
+				    "refusing it",
+				    what, where, strcmp(where, "/") ? "/" : "", name,
+				    (unsigned)st.st_uid, (unsigned)geteuid());
 				goto fail;
 			}
 			if (++links > SBDIR_MAX_LINKS || (size_t)n >= sizeof target) {
