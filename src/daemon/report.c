@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 
 #include "report.h"
+#include "sbdir.h"
 #include "units.h"
 #include "util.h"
 
@@ -469,9 +470,10 @@ int report_file_open(struct report_file *r, const char *path, char *err, size_t 
 	r->name = xstrdup(slash ? slash + 1 : copy);
 	if (slash)
 		slash[slash == copy] = '\0';
-	r->dirfd = open(slash ? copy : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* Another user's link on the way could lead to a file of ours (root's:
+	 * any) in a directory the caller never meant. */
+	r->dirfd = sbdir_open_links(slash ? copy : ".", path, err, errlen);
 	if (r->dirfd < 0) {
-		snprintf(err, errlen, "%s: its directory: %s", path, strerror(errno));
 		free(copy);
 		goto fail;
 	}

@@ -21,6 +21,7 @@
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sbdir.h"
@@ -75,7 +76,8 @@ static int sbdir_descend(char *where, size_t size, const char *name)
 
 /* The directory path, opened after checking every directory from / to it
  * (what names path in messages). Returns a descriptor, or -1 with err. */
-static int sbdir_open_chain(const char *path, const char *what, char *err, size_t errlen)
+static int sbdir_open_chain(const char *path, const char *what, int check_dirs, char *err,
+			    size_t errlen)
 {
 	char where[PATH_MAX + 1] = "/", why[300], name[NAME_MAX + 1], target[PATH_MAX];
 	char *rest = NULL;
@@ -112,7 +114,7 @@ static int sbdir_open_chain(const char *path, const char *what, char *err, size_
 				 strerror(errno));
 			goto fail;
 		}
-		distrust = sbdir_distrust(&st, why, sizeof why);
+		distrust = check_dirs ? sbdir_distrust(&st, why, sizeof why) : NULL;
 		if (distrust) {
 			snprintf(err, errlen, "%s: %s %s; refusing it", what, where, distrust);
 			goto fail;
@@ -138,7 +140,25 @@ static int sbdir_open_chain(const char *path, const char *what, char *err, size_
 		    (n = readlinkat(fd, name, target, sizeof target)) >= 0) {
 			char *more;
 
-			/* Its directory is checked, so the link is what it was. */
+			/* Its directory is checked, so the link is what it was,
+			 * unless it is another user's in a sticky directory:
+			 * they may replace it at any time (clients follow it
+			 * by its path), whatever fs.protected_symlinks says. */
+			if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+				snprintf(err, errlen, "%s: cannot stat %s%s%s: %s", what, where,
+					 strcmp(where, "/") ? "/" : "", name, strerror(errno));
+				goto fail;
+			}
+			if (st.st_uid != 0 && st.st_uid != geteuid()) {
+				snprintf(
+				    err, errlen,
+				    "%s: %s%s%s is a symbolic link of uid %u, neither root nor "
+				    "proctord's uid %u: its owner could point it elsewhere; "
+				    "refusing it",
+				    what, where, strcmp(where, "/") ? "/" : "", name,
+				    (unsigned)st.st_uid, (unsigned)geteuid());
+				goto fail;
+			}
 			if (++links > SBDIR_MAX_LINKS || (size_t)n >= sizeof target) {
 				snprintf(err, errlen, "%s: %s/%s: %s", what, where, name,
 					 strerror(ELOOP));
@@ -179,6 +199,11 @@ fail:
 		close(fd);
 	free(rest);
 	return -1;
+}
+
+int sbdir_open_links(const char *path, const char *what, char *err, size_t errlen)
+{
+	return sbdir_open_chain(path, what, 0, err, errlen);
 }
 
 /* A fresh directory proctor.XXXXXX in parent_fd (mkdtemp(3), relative). */
@@ -245,7 +270,7 @@ static int sbdir_make(struct sbdir *d, const char *path, mode_t mode, char *err,
 		free(parent);
 		return -1;
 	}
-	d->parent_fd = sbdir_open_chain(parent, "--dir", err, errlen);
+	d->parent_fd = sbdir_open_chain(parent, "--dir", 1, err, errlen);
 	free(parent);
 	if (d->parent_fd < 0)
 		return -1;
@@ -259,6 +284,26 @@ static int sbdir_make(struct sbdir *d, const char *path, mode_t mode, char *err,
 		return -1;
 	}
 	return 0;
+}
+
+/* How long a start waits for the lifetime lock on an existing DIR. */
+#define SBDIR_LOCK_WAIT_MS 500
+
+/* The lifetime lock. Clients probe it with a shared lock, taken and dropped
+ * at once, to learn whether proctord is alive: a start on a DIR that a
+ * client is probing waits for the probe rather than calling DIR in use. A
+ * live proctord holds it for good, and is found so at the end of the wait. */
+static int sbdir_flock_ex(int fd)
+{
+	for (int i = 0;; i++) {
+		struct timespec ts = {0, 1000000};
+
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK || i >= SBDIR_LOCK_WAIT_MS)
+			return -1;
+		nanosleep(&ts, NULL);
+	}
 }
 
 /* The sandbox directory open in d->fd, never through a symbolic link, and
@@ -291,7 +336,7 @@ static int sbdir_claim(struct sbdir *d, mode_t mode, char *err, size_t errlen)
 	/* One proctord per directory, for its whole life: the wait FIFO
 	 * closes at the terminating request, so its reader cannot say it.
 	 * (Clients lock DIR/lock, a different file.) */
-	if (flock(d->fd, LOCK_EX | LOCK_NB) < 0) {
+	if (sbdir_flock_ex(d->fd) < 0) {
 		snprintf(err, errlen, "the directory %s is in use by another proctord", d->path);
 		d->created = 0; /* not ours to remove */
 		return -1;
@@ -332,7 +377,7 @@ int sbdir_open(struct sbdir *d, const char *path, mode_t mode, char *err, size_t
 			base = "/tmp";
 			what = "/tmp";
 		}
-		d->parent_fd = sbdir_open_chain(base, what, err, errlen);
+		d->parent_fd = sbdir_open_chain(base, what, 1, err, errlen);
 		if (d->parent_fd < 0 || sbdir_mktemp(d, base, mode, err, errlen) < 0)
 			goto error;
 	} else if (sbdir_make(d, path, mode, err, errlen) < 0) {

@@ -24,4 +24,10 @@ int sbdir_open(struct sbdir *d, const char *path, mode_t mode, char *err, size_t
 /* Remove the lock file and, if proctord created it, the directory. */
 void sbdir_close(struct sbdir *d);
 
+/* The directory path, opened O_PATH, following by hand only the symbolic
+ * links that belong to root or to our euid (another user's could be
+ * re-pointed, or lead where they should not). Returns a descriptor, or -1
+ * with a message naming what in err. */
+int sbdir_open_links(const char *path, const char *what, char *err, size_t errlen);
+
 #endif

@@ -167,7 +167,7 @@ refused_report "--report FILE where FILE is a FIFO is refused" \
 	"$T/rfifo is not a regular file" --report "$T/rfifo"
 check "...and left a FIFO" is_fifo "$T/rfifo"
 refused_report "--report FILE in a missing directory is a usage error found before the start" \
-	"$T/nodir/r.json: its directory: No such file or directory" --report "$T/nodir/r.json"
+	"$T/nodir/r.json: cannot open $T/nodir: No such file or directory" --report "$T/nodir/r.json"
 if [ "$root" = 1 ]; then
 	as_nobody sh -c 'echo theirs >"$0"' "$T/sticky/report.json"
 	refused_report "as root, --report FILE where FILE is nobody's is refused" \
