@@ -53,26 +53,43 @@ static void prio_restore_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	prio_new_window(p);
 }
 
+/* Back to the nice value for wait_ns, then real-time again (a new window). */
+static void prio_drop(struct prio *p, struct ev_loop *loop, uint64_t wait_ns)
+{
+	if (prio_set(0) < 0)
+		return;
+	p->rt_now = 0;
+	ev_timer_set(&p->restore, (double)wait_ns / 1e9, 0.);
+	ev_timer_start(loop, &p->restore);
+}
+
 /* After every loop iteration: over the budget, back to the nice value until
- * the window ends. */
+ * the window ends. An iteration longer than a window (a wait that walks a
+ * tree of thousands of processes) is metered too: past the budget's share of
+ * the time it took, real-time comes back only once that share holds again
+ * (used / (elapsed + wait) = budget / window). */
 static void prio_check_cb(struct ev_loop *loop, ev_check *w, int revents)
 {
 	struct prio *p = w->data;
-	uint64_t now, used;
+	uint64_t now, used, elapsed;
 
 	if (!p->rt_now)
 		return;
 	now = prio_clock_ns(CLOCK_MONOTONIC);
-	if (now - p->window_ns >= PRIO_WINDOW_NS) {
-		prio_new_window(p);
+	used = prio_clock_ns(CLOCK_THREAD_CPUTIME_ID) - p->cpu_ns;
+	elapsed = now - p->window_ns;
+	if (elapsed >= PRIO_WINDOW_NS) {
+		uint64_t fair = used / PRIO_RT_BUDGET_NS * PRIO_WINDOW_NS +
+				used % PRIO_RT_BUDGET_NS * PRIO_WINDOW_NS / PRIO_RT_BUDGET_NS;
+
+		if (fair > elapsed)
+			prio_drop(p, loop, fair - elapsed);
+		else
+			prio_new_window(p);
 		return;
 	}
-	used = prio_clock_ns(CLOCK_THREAD_CPUTIME_ID) - p->cpu_ns;
-	if (used < PRIO_RT_BUDGET_NS || prio_set(0) < 0)
-		return;
-	p->rt_now = 0;
-	ev_timer_set(&p->restore, (double)(PRIO_WINDOW_NS - (now - p->window_ns)) / 1e9, 0.);
-	ev_timer_start(loop, &p->restore);
+	if (used >= PRIO_RT_BUDGET_NS)
+		prio_drop(p, loop, PRIO_WINDOW_NS - elapsed);
 }
 
 int prio_rt_permitted(void)
