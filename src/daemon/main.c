@@ -370,6 +370,26 @@ static int inherited_fd(const char *path)
 	return fd;
 }
 
+/* Whether path is /dev/fd/N (or /proc/self/fd/N) for the file that is also
+ * standard output. */
+static int fd_path_is_stdout(const char *path)
+{
+	const char *p;
+	uint32_t n;
+	struct stat a, b;
+
+	if (strncmp(path, "/dev/fd/", 8) == 0)
+		p = path + 8;
+	else if (strncmp(path, "/proc/self/fd/", 14) == 0)
+		p = path + 14;
+	else
+		return 0;
+	if (isolate_parse_id(p, &n) < 0 || n > INT32_MAX || fstat((int)n, &a) < 0 ||
+	    fstat(1, &b) < 0)
+		return 0;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 /* What --check says of the identity and the filter. Returns how many
  * things cannot be honoured. */
 static size_t check_isolation(const struct config *c, FILE *out, const char *prefix)
@@ -844,10 +864,14 @@ int main(int argc, char **argv)
 		/* After those: /dev/fd/N is the caller's. A report that cannot
 		 * be written is found now, not once the program has run. */
 		if (o.cfg.report) {
-			if (o.daemonize && strcmp(o.cfg.report, "-") == 0)
+			/* The daemon would hold the caller's standard output,
+			 * and $(proctord --daemonize ...) would wait for it. */
+			if (o.daemonize &&
+			    (strcmp(o.cfg.report, "-") == 0 || fd_path_is_stdout(o.cfg.report)))
 				log_fatalx(EXIT_USAGE,
-					   "--report -: with --daemonize, standard output "
-					   "carries the directory only; give a file");
+					   "--report %s: with --daemonize, standard output "
+					   "carries the directory only; give a file",
+					   o.cfg.report);
 			if (report_file_open(&report, o.cfg.report, err, sizeof err) < 0)
 				log_fatalx(EXIT_USAGE, "--report %s", err);
 			exit_report = &report;

@@ -200,4 +200,11 @@ pd_reap "$PD_PID"
 check_eq "--report - writes to standard output: exit code 0" 0 "$PD_EXIT"
 check_re "...with the report" '^\{.*"version": 1' "$(tr '\n' ' ' <"$T/pd.$pd_seq.out")"
 
+# $(proctord --daemonize --report /dev/fd/1 ...) would wait for the daemon,
+# which holds the caller's standard output, until the program ends.
+out=$(timeout "$T_OP" "$PROCTORD" --daemonize --report /dev/fd/1 -- sleep 100 2>"$T/err")
+check_eq "--daemonize --report /dev/fd/1 (standard output) is refused: exit code 2" 2 "$?"
+check_re "...saying why" "^proctord: --report /dev/fd/1: with --daemonize, standard output carries the directory only" "$(cat "$T/err")"
+check_eq "...and prints no directory" "" "$out"
+
 done_testing
