@@ -9,12 +9,13 @@
 // in each hierarchy it uses, named proctor-PID, and proctord holds a shared
 // flock on its directory for life: a cgroup named so whose lock can be taken
 // exclusively was left by a proctord that died, and is killed and removed at
-// start. Creating a cgroup and taking its life lock are one step for every
-// other proctord: both happen under a shared flock on the parent directory,
-// and the stale scan runs only under an exclusive one (cg_create), so that a
-// scan never meets a cgroup that exists and is not locked yet. A cgroup that
-// proctord made and then could not claim is a set-up error, never a limit
-// quietly not enforced.
+// start. Between its mkdir and its life lock a new cgroup is not locked yet,
+// but its creator, whose pid is in its name, is alive: the stale scan never
+// takes a cgroup whose named pid is a live process, so creating and claiming
+// are one step for every other proctord, and no lock that a stranger can
+// take (anyone may open and flock a cgroup directory) stands in the way of a
+// start. A cgroup that proctord made and then could not claim is a set-up
+// error, never a limit quietly not enforced.
 //
 // The v2 no-internal-process rule: a non-root cgroup with processes cannot
 // hand memory or pids to its children. If proctord is alone in its cgroup
@@ -453,27 +454,27 @@ static int cg_remove_tree(int parentfd, const char *name, int depth)
 	return -1;
 }
 
-/* Take an flock without blocking for ever: anyone who can open a cgroup
- * directory can flock it, and a start must not hang on a stranger's lock.
- * Retries every millisecond for up to ms milliseconds. */
-static int cg_flock_wait(int fd, int op, int ms)
+/* Whether the pid in a sandbox cgroup's name (proctor-PID or proctor-PID.N)
+ * is a live process: its creator, or (pid reuse) another that keeps it for
+ * a later start to take. */
+static int cg_creator_alive(const char *name)
 {
-	for (int i = 0;; i++) {
-		struct timespec ts = {0, 1000000};
+	const char *p = name + strlen(CG_PREFIX);
+	char *end;
+	long pid;
 
-		if (flock(fd, op | LOCK_NB) == 0)
-			return 0;
-		if (errno != EWOULDBLOCK || i >= ms)
-			return -1;
-		nanosleep(&ts, NULL);
-	}
+	errno = 0;
+	pid = strtol(p, &end, 10);
+	if (errno || end == p || pid <= 0 || pid > INT32_MAX || (*end && *end != '.'))
+		return 0;
+	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
 }
 
 /* Cgroups named like ours below the parent at pfd whose life lock is free
- * were left by a proctord that died: claim each (an exclusive lock, kept in
- * fds) so that the caller removes it once the parent is unlocked. The caller
- * holds the parent's exclusive lock, so no proctord is between its mkdir and
- * its life lock. Returns how many were claimed. */
+ * and whose creator is dead were left by a proctord that died: claim each
+ * (an exclusive lock, kept in fds) for the caller to remove. A proctord
+ * between its mkdir and its life lock is alive, so its cgroup is never
+ * taken. Returns how many were claimed. */
 static size_t cg_claim_stale(int pfd, int *fds, char (*names)[64], size_t max)
 {
 	DIR *d;
@@ -493,6 +494,8 @@ static size_t cg_claim_stale(int pfd, int *fds, char (*names)[64], size_t max)
 		if (de->d_type != DT_DIR ||
 		    strncmp(de->d_name, CG_PREFIX, strlen(CG_PREFIX)) != 0 ||
 		    strlen(de->d_name) >= sizeof names[0])
+			continue;
+		if (cg_creator_alive(de->d_name))
 			continue;
 		fd = openat(pfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0)
@@ -633,16 +636,13 @@ static int cg_enable(struct cgroup *cg, struct cg_hier *h, int pfd, const char *
 #define CG_STALE_MAX 32
 
 /* Make the sandbox's cgroup in h and take its life lock, as one step for
- * every other proctord. The directory is visible to a stale scan from its
- * mkdir on, and its life lock is taken only after, so mkdir and lock happen
- * under a shared lock on the parent directory, and a stale scan runs only
- * under the parent's exclusive lock: a scan never sees a cgroup between its
- * mkdir and its life lock. The life lock is shared too, so that a proctord
- * running inside another's sandbox (whose cgroup is its parent) can still
- * take the shared parent lock. Returns 0; -1 with why when no cgroup could
- * be made (the limits it would serve are then not enforced, and said so);
- * -2 with why when a cgroup was made but could not be claimed: removed or
- * locked by somebody else, which must never cost a limit silently. */
+ * every other proctord: from its mkdir to its life lock, the cgroup's name
+ * holds the pid of a live process (ours), which the stale scan never takes.
+ * The life lock is shared (a stale scan's exclusive lock fails on it).
+ * Returns 0; -1 with why when no cgroup could be made (the limits it would
+ * serve are then not enforced, and said so); -2 with why when a cgroup was
+ * made but could not be claimed: removed or locked by somebody else, which
+ * must never cost a limit silently. */
 static int cg_create(struct cgroup *cg, struct cg_hier *h, char *why, size_t whylen)
 {
 	int pfd = open(h->parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -669,14 +669,7 @@ static int cg_create(struct cgroup *cg, struct cg_hier *h, char *why, size_t why
 		close(pfd);
 		return 0;
 	}
-	/* The stale scan is best effort: skipped when other proctords keep the
-	 * parent busy (the next start will do it). */
-	if (cg_flock_wait(pfd, LOCK_EX, 100) == 0) {
-		n_stale = cg_claim_stale(pfd, stale_fds, stale_names, CG_STALE_MAX);
-		flock(pfd, LOCK_UN);
-	}
-	if (cg_flock_wait(pfd, LOCK_SH, 2000) < 0)
-		log_warn("cannot lock %s; creating the sandbox's cgroup without it", h->parent);
+	n_stale = cg_claim_stale(pfd, stale_fds, stale_names, CG_STALE_MAX);
 	for (int i = 0; i < 100; i++) {
 		if (i == 0)
 			snprintf(name, sizeof name, CG_PREFIX "%d", (int)getpid());
@@ -711,7 +704,6 @@ static int cg_create(struct cgroup *cg, struct cg_hier *h, char *why, size_t why
 	h->procs_fd = openat(h->fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
 	rc = 0;
 out:
-	flock(pfd, LOCK_UN);
 	cg_remove_stale(h->parent, pfd, stale_fds, stale_names, n_stale);
 	close(pfd);
 	return rc;

@@ -139,6 +139,35 @@ else
 		eval '! grep -q "cannot be honoured" "$T/gone.err" && [ ! -e "$T/gone.ready" ]'
 fi
 
+# --- a stranger's lock on the parent cgroup stops no start ----------------------
+# Anyone may open a cgroup directory and flock it. A start must neither wait
+# for such a lock nor go on without its claim (the parent is never locked).
+if command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
+	strangers=""
+	for d in $(cg_dirs $$); do
+		setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
+			flock -x "$d" sleep 60 &
+		strangers="$strangers $!"
+	done
+	locked() { ! flock -n "$1" true; }
+	for d in $(cg_dirs $$); do wait_for "$T_OP" locked "$d"; done
+	t0=$(now_us)
+	"$PROCTOR" run --memory-max 64MiB -- /bin/true 2>"$T/stranger.err"
+	rc=$?
+	t1=$(now_us)
+	check_eq "with nobody holding flock -x on every parent cgroup, a start succeeds" 0 "$rc"
+	check_range "...at once (ms)" 0 1000 $(((t1 - t0) / 1000))
+	check "...with no warning (its cgroups made and claimed)" \
+		eval '! grep -Eq "cannot lock|cannot be honoured|cannot claim" "$T/stranger.err"'
+	# flock waits for its sleep: the sleep first, then flock.
+	for p in $strangers; do pkill -P "$p" 2>/dev/null; done
+	# shellcheck disable=SC2086 # a list of pids
+	kill $strangers 2>/dev/null
+	wait $strangers 2>/dev/null
+else
+	skip "a stranger's lock on the parent cgroup" "no setpriv or no user nobody"
+fi
+
 # --- 13.5: a child moved out of the sandbox's cgroup dies with the sandbox ------
 # A program running as root may write a child's pid into another cgroup's
 # cgroup.procs (here the root of every hierarchy, which always takes it). It
