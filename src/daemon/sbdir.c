@@ -380,6 +380,14 @@ int sbdir_open(struct sbdir *d, const char *path, mode_t mode, char *err, size_t
 		d->parent_fd = sbdir_open_chain(base, what, 1, err, errlen);
 		if (d->parent_fd < 0 || sbdir_mktemp(d, base, mode, err, errlen) < 0)
 			goto error;
+	} else if (strncmp(path, "/proc/", 6) == 0 || strncmp(path, "/dev/fd/", 8) == 0) {
+		/* /proc/self/fd/N/box is another directory, or none, in each
+		 * client that resolves it. */
+		snprintf(err, errlen,
+			 "%s: a path through /proc or /dev/fd means something else in each "
+			 "client; give the directory's own path",
+			 path);
+		goto error;
 	} else if (sbdir_make(d, path, mode, err, errlen) < 0) {
 		goto error;
 	}

@@ -83,6 +83,12 @@ ln -s "$T/r" "$T/sticky/mine"
 refused "--dir whose last component is a symbolic link is refused, even one of ours" \
 	"$T/sticky/mine is a symbolic link \\(owned by uid $(id -u)\\); proctord never follows one there" \
 	--dir "$T/sticky/mine"
+# Each client would resolve /proc/self/fd/N in its own process.
+exec 7<"$T/r"
+refused "--dir through /proc/self/fd is refused" \
+	"/proc/self/fd/7/box: a path through /proc or /dev/fd means something else in each client" \
+	--dir /proc/self/fd/7/box
+exec 7<&-
 if [ "$root" = 1 ]; then
 	as_nobody ln -s "$T/r" "$T/sticky/box"
 	refused "as root, --dir through a symbolic link nobody planted in a sticky directory (to a directory of root) is refused" \
