@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgdiscover.h"
 #include "cgroup.h"
 #include "log.h"
 #include "units.h"
@@ -147,21 +148,6 @@ static int cg_open_ro(int dirfd, const char *file)
 	return openat(dirfd, file, O_RDONLY | O_CLOEXEC);
 }
 
-/* Whether the word w is in the space- or comma-separated list. */
-static int cg_has_word(const char *list, const char *w)
-{
-	size_t wl = strlen(w);
-
-	for (const char *p = list; (p = strstr(p, w)); p += wl) {
-		int start = p == list || p[-1] == ' ' || p[-1] == ',';
-		int end = p[wl] == '\0' || p[wl] == ' ' || p[wl] == ',' || p[wl] == '\n';
-
-		if (start && end)
-			return 1;
-	}
-	return 0;
-}
-
 /* ------------------------------------------------------------------------ */
 /* --check: what set-up would change, found without changing anything */
 
@@ -172,10 +158,11 @@ static void cg_plan(struct cgroup *cg, const char *fmt, ...)
 	size_t used = strlen(cg->plan);
 	va_list ap;
 
-	va_start(ap, fmt);
-	if (used + 1 < sizeof cg->plan)
+	if (used + 1 < sizeof cg->plan) {
+		va_start(ap, fmt);
 		vsnprintf(cg->plan + used, sizeof cg->plan - used, fmt, ap);
-	va_end(ap);
+		va_end(ap);
+	}
 	used = strlen(cg->plan);
 	if (used + 1 < sizeof cg->plan)
 		snprintf(cg->plan + used, sizeof cg->plan - used, "\n");
@@ -231,140 +218,41 @@ static int cg_probe_core_file(int pfd, const char *file)
 /* ------------------------------------------------------------------------ */
 /* Discovery */
 
-/* Undo mountinfo's octal escapes (\040 for a space) in place. */
-static void cg_unescape(char *s)
+/* The whole of a /proc file, NUL-terminated (malloc'd), or NULL. */
+static char *cg_slurp(const char *path)
 {
-	char *w = s;
-
-	for (char *r = s; *r; r++) {
-		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
-		    r[3] >= '0' && r[3] <= '7') {
-			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
-			r += 3;
-		} else {
-			*w++ = *r;
-		}
-	}
-	*w = '\0';
-}
-
-struct cg_mount {
-	int version;
-	char root[512], point[512], opts[256];
-};
-
-static size_t cg_read_mounts(struct cg_mount *mv, size_t max)
-{
-	char *buf = NULL, *line, *save = NULL;
-	size_t cap = 0, n = 0;
-	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	char *buf = NULL;
+	size_t cap = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
-		return 0;
+		return NULL;
 	if (pread_all(fd, &buf, &cap) < 0) {
-		close(fd);
 		free(buf);
-		return 0;
+		buf = NULL;
 	}
 	close(fd);
-	for (line = strtok_r(buf, "\n", &save); line && n < max; line = strtok_r(NULL, "\n", &save)) {
-		char root[512], point[512], fstype[64], super[256];
-		const char *dash = strstr(line, " - ");
-
-		if (!dash || sscanf(line, "%*s %*s %*s %511s %511s", root, point) != 2 ||
-		    sscanf(dash + 3, "%63s %*s %255s", fstype, super) != 2)
-			continue;
-		if (strcmp(fstype, "cgroup2") != 0 && strcmp(fstype, "cgroup") != 0)
-			continue;
-		cg_unescape(root);
-		cg_unescape(point);
-		mv[n].version = fstype[6] == '2' ? 2 : 1;
-		strlcpy(mv[n].root, root, sizeof mv[n].root);
-		strlcpy(mv[n].point, point, sizeof mv[n].point);
-		strlcpy(mv[n].opts, super, sizeof mv[n].opts);
-		n++;
-	}
-	free(buf);
-	return n;
-}
-
-/* The directory of cgroup path (as /proc/self/cgroup gives it) under a
- * mount of root `root` at `point`; NULL if that mount does not show it. */
-static char *cg_dir_under(const struct cg_mount *m, const char *path)
-{
-	size_t rl = strlen(m->root);
-	const char *rel;
-	char *dir;
-
-	if (strcmp(m->root, "/") == 0)
-		rel = path;
-	else if (strncmp(path, m->root, rl) == 0 && (path[rl] == '/' || path[rl] == '\0'))
-		rel = path + rl;
-	else
-		return NULL;
-	if (strcmp(rel, "/") == 0 || *rel == '\0')
-		rel = "";
-	xasprintf(&dir, "%s%s", m->point, rel);
-	return dir;
+	return buf;
 }
 
 /* Fill cg->h with the hierarchies proctord is in and may use. */
 static void cg_discover(struct cgroup *cg)
 {
-	struct cg_mount mounts[32];
-	size_t nm = cg_read_mounts(mounts, 32);
-	char *buf = NULL, *line, *save = NULL;
-	size_t cap = 0;
-	int fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
+	struct cgd_mount mounts[32];
+	struct cgd_hier found[CG_MAX_HIER];
+	char *mi = cg_slurp("/proc/self/mountinfo"), *pc = cg_slurp("/proc/self/cgroup");
+	size_t nm = mi ? cgd_parse_mountinfo(mi, mounts, 32) : 0;
+	size_t nf = pc ? cgd_match(pc, mounts, nm, found, CG_MAX_HIER - cg->n) : 0;
 
-	if (fd < 0)
-		return;
-	if (pread_all(fd, &buf, &cap) < 0) {
-		close(fd);
-		free(buf);
-		return;
+	for (size_t i = 0; i < nf; i++) {
+		cg->h[cg->n].version = found[i].version;
+		strlcpy(cg->h[cg->n].ctrls, found[i].ctrls, sizeof cg->h[cg->n].ctrls);
+		cg->h[cg->n].parent = found[i].parent;
+		cg->h[cg->n].fd = cg->h[cg->n].procs_fd = -1;
+		cg->n++;
 	}
-	close(fd);
-	for (line = strtok_r(buf, "\n", &save); line && cg->n < CG_MAX_HIER;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-		int v2;
-
-		if (!c2)
-			continue;
-		*c1 = *c2 = '\0';
-		v2 = strcmp(line, "0") == 0 && c1[1] == '\0';
-		if (!v2 && !cg_has_word(c1 + 1, "memory") && !cg_has_word(c1 + 1, "pids") &&
-		    !cg_has_word(c1 + 1, "cpuacct") && !cg_has_word(c1 + 1, "cpu") &&
-		    !cg_has_word(c1 + 1, "freezer"))
-			continue;
-		for (size_t i = 0; i < nm; i++) {
-			char *dir, tmp[96], *tok, *ts = NULL;
-			int all = 1;
-
-			if (mounts[i].version != (v2 ? 2 : 1))
-				continue;
-			if (!v2) {
-				/* The mount's options name every controller of
-				 * the hierarchy. */
-				strlcpy(tmp, c1 + 1, sizeof tmp);
-				for (tok = strtok_r(tmp, ",", &ts); tok; tok = strtok_r(NULL, ",", &ts))
-					all = all && cg_has_word(mounts[i].opts, tok);
-				if (!all)
-					continue;
-			}
-			dir = cg_dir_under(&mounts[i], c2 + 1);
-			if (!dir)
-				continue;
-			cg->h[cg->n].version = v2 ? 2 : 1;
-			strlcpy(cg->h[cg->n].ctrls, v2 ? "" : c1 + 1, sizeof cg->h[cg->n].ctrls);
-			cg->h[cg->n].parent = dir;
-			cg->h[cg->n].fd = cg->h[cg->n].procs_fd = -1;
-			cg->n++;
-			break;
-		}
-	}
-	free(buf);
+	free(mi);
+	free(pc);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -576,13 +464,13 @@ static int cg_enable(struct cgroup *cg, struct cg_hier *h, int pfd, const char *
 	char buf[512], plus[32];
 
 	if (read_small_file(pfd, "cgroup.controllers", buf, sizeof buf) < 0 ||
-	    !cg_has_word(buf, c)) {
+	    !cgd_has_word(buf, c)) {
 		snprintf(why, whylen, "the %s controller is not available in %s (cgroup.controllers)",
 			 c, h->parent);
 		return -1;
 	}
 	if (read_small_file(pfd, "cgroup.subtree_control", buf, sizeof buf) >= 0 &&
-	    cg_has_word(buf, c))
+	    cgd_has_word(buf, c))
 		return 0;
 	snprintf(plus, sizeof plus, "+%s", c);
 	if (!cg_may_enable(pfd) && !(cg->probe && cg->moved))
@@ -805,17 +693,17 @@ static void cg_setup_v1(struct cgroup *cg, size_t i, const struct limits *l)
 	int want = 0, rc;
 	char why[CG_WHY];
 
-	if (cg->role[CG_ROLE_MEMORY] < 0 && cg_has_word(h->ctrls, "memory"))
+	if (cg->role[CG_ROLE_MEMORY] < 0 && cgd_has_word(h->ctrls, "memory"))
 		want = 1;
-	if (cg->role[CG_ROLE_PIDS] < 0 && cg_has_word(h->ctrls, "pids"))
+	if (cg->role[CG_ROLE_PIDS] < 0 && cgd_has_word(h->ctrls, "pids"))
 		want = 1;
-	if (cg->role[CG_ROLE_CPU] < 0 && cg_has_word(h->ctrls, "cpuacct"))
+	if (cg->role[CG_ROLE_CPU] < 0 && cgd_has_word(h->ctrls, "cpuacct"))
 		want = 1;
 	if (cg->role[CG_ROLE_CPUMAX] < 0 && l->cpus_milli != UNITS_UNLIMITED &&
-	    cg_has_word(h->ctrls, "cpu"))
+	    cgd_has_word(h->ctrls, "cpu"))
 		want = 1;
 	if (cg->role[CG_ROLE_KILL] < 0 && cg->role[CG_ROLE_FREEZE] < 0 &&
-	    cg_has_word(h->ctrls, "freezer"))
+	    cgd_has_word(h->ctrls, "freezer"))
 		want = 1;
 	if (!want)
 		return;
@@ -823,23 +711,23 @@ static void cg_setup_v1(struct cgroup *cg, size_t i, const struct limits *l)
 	if (rc == -2)
 		strlcpy(cg->fatal, why, sizeof cg->fatal);
 	if (rc < 0) {
-		if (cg_has_word(h->ctrls, "memory"))
+		if (cgd_has_word(h->ctrls, "memory"))
 			strlcpy(cg->why[CG_ROLE_MEMORY], why, sizeof cg->why[0]);
-		if (cg_has_word(h->ctrls, "pids"))
+		if (cgd_has_word(h->ctrls, "pids"))
 			strlcpy(cg->why[CG_ROLE_PIDS], why, sizeof cg->why[0]);
-		if (cg_has_word(h->ctrls, "cpu"))
+		if (cgd_has_word(h->ctrls, "cpu"))
 			strlcpy(cg->why[CG_ROLE_CPUMAX], why, sizeof cg->why[0]);
 		return;
 	}
-	if (cg_has_word(h->ctrls, "memory"))
+	if (cgd_has_word(h->ctrls, "memory"))
 		cg_take(cg, CG_ROLE_MEMORY, i);
-	if (cg_has_word(h->ctrls, "pids"))
+	if (cgd_has_word(h->ctrls, "pids"))
 		cg_take(cg, CG_ROLE_PIDS, i);
-	if (cg_has_word(h->ctrls, "cpuacct"))
+	if (cgd_has_word(h->ctrls, "cpuacct"))
 		cg_take(cg, CG_ROLE_CPU, i);
-	if (l->cpus_milli != UNITS_UNLIMITED && cg_has_word(h->ctrls, "cpu"))
+	if (l->cpus_milli != UNITS_UNLIMITED && cgd_has_word(h->ctrls, "cpu"))
 		cg_take(cg, CG_ROLE_CPUMAX, i);
-	if (cg->role[CG_ROLE_KILL] < 0 && cg_has_word(h->ctrls, "freezer"))
+	if (cg->role[CG_ROLE_KILL] < 0 && cgd_has_word(h->ctrls, "freezer"))
 		cg_take(cg, CG_ROLE_FREEZE, i);
 	h->used = 1;
 }
