@@ -1006,18 +1006,50 @@ const char *cgroup_role_source(const struct cgroup *cg, enum cg_role r, char *bu
 	return buf;
 }
 
+/* The role that serves limit key ("memory_max", "memory_high", "pids",
+ * "cpus"). */
+static enum cg_role cg_key_role(const char *key)
+{
+	if (strcmp(key, "pids") == 0)
+		return CG_ROLE_PIDS;
+	if (strcmp(key, "cpus") == 0)
+		return CG_ROLE_CPUMAX;
+	return CG_ROLE_MEMORY;
+}
+
+/* Why limit key cannot be enforced (written to buf), or NULL if it can. */
+static const char *cg_key_unenforced(const struct cgroup *cg, const char *key, char *buf,
+				     size_t len)
+{
+	enum cg_role r = cg_key_role(key);
+
+	if (cg->role[r] < 0) {
+		snprintf(buf, len, "%s", cg->why[r]);
+		return buf;
+	}
+	if (strcmp(key, "memory_high") == 0 && cg->h[cg->role[r]].version != 2) {
+		snprintf(buf, len, "cgroup v1 has no memory.high (%s)", cg->h[cg->role[r]].path);
+		return buf;
+	}
+	return NULL;
+}
+
+int cgroup_enforced(const struct cgroup *cg, const char *key)
+{
+	char why[CG_WHY + 64];
+
+	return cg_key_unenforced(cg, key, why, sizeof why) == NULL;
+}
+
 void cgroup_key_mechanism(const struct cgroup *cg, const char *key, char *buf, size_t len)
 {
-	enum cg_role r = CG_ROLE_MEMORY;
-	const char *file = NULL;
+	enum cg_role r = cg_key_role(key);
+	const char *file;
 	const struct cg_hier *h;
+	char why[CG_WHY + 64];
 
-	if (strcmp(key, "pids") == 0)
-		r = CG_ROLE_PIDS;
-	else if (strcmp(key, "cpus") == 0)
-		r = CG_ROLE_CPUMAX;
-	if (cg->role[r] < 0) {
-		snprintf(buf, len, "NOT enforced: %s", cg->why[r]);
+	if (cg_key_unenforced(cg, key, why, sizeof why)) {
+		snprintf(buf, len, "NOT enforced: %s", why);
 		return;
 	}
 	h = &cg->h[cg->role[r]];
@@ -1025,15 +1057,12 @@ void cgroup_key_mechanism(const struct cgroup *cg, const char *key, char *buf, s
 		file = h->version == 2 ? "memory.max, memory.swap.max 0"
 				       : "memory.limit_in_bytes (and memsw where present)";
 	else if (strcmp(key, "memory_high") == 0)
-		file = h->version == 2 ? "memory.high" : NULL;
+		file = "memory.high";
 	else if (r == CG_ROLE_PIDS)
 		file = "pids.max";
 	else
 		file = h->version == 2 ? "cpu.max" : "cpu.cfs_quota_us";
-	if (!file)
-		snprintf(buf, len, "NOT enforced: cgroup v1 has no memory.high (%s)", h->path);
-	else
-		snprintf(buf, len, "cgroup%d %s (%s)", h->version, file, h->path);
+	snprintf(buf, len, "cgroup%d %s (%s)", h->version, file, h->path);
 }
 
 size_t cgroup_unhonoured(const struct cgroup *cg, const struct limits *l, FILE *out,
@@ -1052,19 +1081,40 @@ size_t cgroup_unhonoured(const struct cgroup *cg, const struct limits *l, FILE *
 
 	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
 		uint64_t v;
-		char m[400];
+		char m[CG_WHY + 64];
 
 		memcpy(&v, (const char *)l + keys[i].off, sizeof v);
 		if (v == UNITS_UNLIMITED)
 			continue;
-		cgroup_key_mechanism(cg, keys[i].key, m, sizeof m);
-		if (strncmp(m, "NOT enforced: ", 14) != 0)
+		if (!cg_key_unenforced(cg, keys[i].key, m, sizeof m))
 			continue;
 		if (out)
-			fprintf(out, "%s%s cannot be honoured: %s\n", prefix, keys[i].key, m + 14);
+			fprintf(out, "%s%s cannot be honoured: %s\n", prefix, keys[i].key, m);
 		n++;
 	}
 	return n;
+}
+
+int cgroup_v2_procs_fd(const struct cgroup *cg, const char **path)
+{
+	int fd = -1;
+
+	for (size_t i = 0; i < cg->n; i++)
+		if (cg->h[i].version == 2 && cg->h[i].fd >= 0) {
+			fd = cg->h[i].procs_fd;
+			*path = cg->h[i].path;
+		}
+	return fd;
+}
+
+int cgroup_oom_watch_fd(const struct cgroup *cg)
+{
+	return cg->oom_watch_fd;
+}
+
+int cgroup_has_plan(const struct cgroup *cg)
+{
+	return cg->plan[0] != '\0';
 }
 
 int cgroup_clone_fd(const struct cgroup *cg)
