@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: ISC
-// The sandbox's cgroups: discovery on v2, v1 and hybrid machines, limits, readings, kill, removal.
+// The sandbox's cgroups: discovery on v2, v1 and hybrid machines (cgdiscover.c),
+// set-up and limits (cgsetup.c), readings, kill, removal (cgruntime.c).
 #ifndef PROCTOR_CGROUP_H
 #define PROCTOR_CGROUP_H
 
