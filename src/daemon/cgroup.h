@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: ISC
-// The sandbox's cgroups: discovery on v2, v1 and hybrid machines, limits, readings, kill, removal.
+// The sandbox's cgroups: discovery on v2, v1 and hybrid machines (cgdiscover.c),
+// set-up and limits (cgsetup.c), readings, kill, removal (cgruntime.c).
 #ifndef PROCTOR_CGROUP_H
 #define PROCTOR_CGROUP_H
 
@@ -90,10 +91,19 @@ const char *cgroup_role_source(const struct cgroup *cg, enum cg_role r, char *bu
 /* The mechanism that enforces a cgroup-served limit key ("memory_max"...),
  * or the reason it cannot be. */
 void cgroup_key_mechanism(const struct cgroup *cg, const char *key, char *buf, size_t len);
+/* Whether a cgroup enforces limit key ("memory_max", "memory_high", "pids",
+ * "cpus") on this machine. */
+int cgroup_enforced(const struct cgroup *cg, const char *key);
+/* Whether --check found something set-up would change (cgroup_print_plan). */
+int cgroup_has_plan(const struct cgroup *cg);
 
 /* For the child: the v2 directory to clone into (CLONE_INTO_CGROUP), or -1;
  * and the cgroup.procs files it must join itself before execve. */
 int cgroup_clone_fd(const struct cgroup *cg);
+/* The cgroup.procs of the sandbox's v2 cgroup, or -1; *path its directory. */
+int cgroup_v2_procs_fd(const struct cgroup *cg, const char **path);
+/* Readable when an OOM kill may have happened in the sandbox; -1 if none. */
+int cgroup_oom_watch_fd(const struct cgroup *cg);
 size_t cgroup_join_fds(const struct cgroup *cg, int *fds, const char **paths, size_t max,
 		       int cloned_into);
 

@@ -630,12 +630,9 @@ static void report_cgroup(struct cgroup *cg, const struct limits *l, struct repo
 	const uint64_t vals[] = {l->memory_max, l->memory_high, l->pids, l->cpus_milli};
 
 	for (size_t i = 0; i < 4; i++) {
-		char m[400];
-
 		if (vals[i] == UNITS_UNLIMITED)
 			continue;
-		cgroup_key_mechanism(cg, keys[i], m, sizeof m);
-		if (strncmp(m, "NOT enforced", 12) == 0)
+		if (!cgroup_enforced(cg, keys[i]))
 			rf->not_enforced[rf->n_not_enforced++] = keys[i];
 	}
 	if (cgroup_pids(cg, &rf->pids_peak, &rf->pids_max_hits) == 0)
@@ -891,7 +888,7 @@ int main(int argc, char **argv)
 		printf("\n\n");
 		config_print_check(&o.cfg, stdout, check_mechanism, &cg);
 		print_sources(&cg, stdout);
-		if (cg.plan[0]) {
+		if (cgroup_has_plan(&cg)) {
 			printf("\nset-up (nothing was changed by --check)\n");
 			cgroup_print_plan(&cg, stdout, "");
 		}
@@ -978,12 +975,7 @@ int main(int argc, char **argv)
 	sc.limits = &o.cfg.limits;
 	sc.nice = nice_value;
 	sc.cgroup_fd = cgroup_clone_fd(&cg);
-	sc.cgroup_procs_fd = -1;
-	for (size_t i = 0; i < cg.n; i++)
-		if (cg.h[i].version == 2 && cg.h[i].fd >= 0) {
-			sc.cgroup_procs_fd = cg.h[i].procs_fd;
-			sc.cgroup_path = cg.h[i].path;
-		}
+	sc.cgroup_procs_fd = cgroup_v2_procs_fd(&cg, &sc.cgroup_path);
 	sc.n_join = cgroup_join_fds(&cg, join_fds, join_paths, CG_MAX_HIER, 1);
 	sc.join_fds = join_fds;
 	sc.join_paths = join_paths;

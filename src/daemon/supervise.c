@@ -506,8 +506,8 @@ int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limi
 		output_start(output, supervise_output_exceeded, supervise_output_done, s);
 	s->sigchld.data = s;
 	s->err_io.data = s->sweep_timer.data = s->oom_io.data = s;
-	if (cg->oom_watch_fd >= 0) {
-		ev_io_init(&s->oom_io, supervise_oom_cb, cg->oom_watch_fd, EV_READ);
+	if (cgroup_oom_watch_fd(cg) >= 0) {
+		ev_io_init(&s->oom_io, supervise_oom_cb, cgroup_oom_watch_fd(cg), EV_READ);
 		ev_io_start(loop, &s->oom_io);
 	}
 
@@ -540,7 +540,7 @@ void supervise_finish(struct supervisor *s)
 	ev_io_stop(s->loop, &s->err_io);
 	if (s->child.statusfd >= 0)
 		close(s->child.statusfd);
-	if (s->cg->oom_watch_fd >= 0)
+	if (cgroup_oom_watch_fd(s->cg) >= 0)
 		ev_io_stop(s->loop, &s->oom_io);
 	ptimer_close(&s->wall_timer);
 	ptimer_close(&s->cpu_timer);

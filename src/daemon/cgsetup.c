@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: ISC
-// The sandbox's cgroups: discovery on v2, v1 and hybrid machines, limits, readings, kill, removal.
+// The sandbox's cgroups: discovery on v2, v1 and hybrid machines, stale removal, creation, limits, --check.
 //
 // Discovery is per interface, not per machine. The v2 hierarchy, even with no
 // controller attached (a hybrid machine), gives cgroup.kill, cgroup.freeze,
@@ -39,13 +39,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgdiscover.h"
+#include "cgroup-priv.h"
 #include "cgroup.h"
 #include "log.h"
 #include "units.h"
 #include "util.h"
 
-#define CG_PREFIX "proctor-"
-#define CG_LEAF "proctord"
 
 static const char *const cg_mode_names[] = {"auto", "v2", "v1", "none"};
 
@@ -63,107 +63,6 @@ const char *cgroup_mode_name(enum cg_mode m)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Small file helpers */
-
-static int cg_write_at(int dirfd, const char *file, const char *value)
-{
-	int fd = openat(dirfd, file, O_WRONLY | O_CLOEXEC);
-	size_t len = strlen(value);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, value, len);
-	if (n < 0) {
-		int saved = errno;
-
-		close(fd);
-		errno = saved;
-		return -1;
-	}
-	close(fd);
-	if ((size_t)n != len) {
-		errno = EIO;
-		return -1;
-	}
-	return 0;
-}
-
-static int cg_exists_at(int dirfd, const char *file)
-{
-	return faccessat(dirfd, file, F_OK, 0) == 0;
-}
-
-/* The value of "key N" in a flat-keyed file (cpu.stat, memory.stat...). */
-static int cg_keyed(const char *buf, const char *key, uint64_t *out)
-{
-	size_t kl = strlen(key);
-	const char *p = buf;
-
-	while (p && *p) {
-		if (strncmp(p, key, kl) == 0 && p[kl] == ' ') {
-			char *end;
-			unsigned long long v;
-
-			errno = 0;
-			v = strtoull(p + kl + 1, &end, 10);
-			if (errno || end == p + kl + 1)
-				return -1;
-			*out = v;
-			return 0;
-		}
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return -1;
-}
-
-static int cg_read_u64(int fd, uint64_t *out)
-{
-	char buf[64], *end;
-	unsigned long long v;
-
-	if (fd < 0 || pread_small(fd, buf, sizeof buf) <= 0)
-		return -1;
-	errno = 0;
-	v = strtoull(buf, &end, 10);
-	if (errno || end == buf)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int cg_read_keyed(int fd, const char *key, uint64_t *out)
-{
-	char buf[4096];
-
-	if (fd < 0 || pread_small(fd, buf, sizeof buf) <= 0)
-		return -1;
-	return cg_keyed(buf, key, out);
-}
-
-static int cg_open_ro(int dirfd, const char *file)
-{
-	return openat(dirfd, file, O_RDONLY | O_CLOEXEC);
-}
-
-/* Whether the word w is in the space- or comma-separated list. */
-static int cg_has_word(const char *list, const char *w)
-{
-	size_t wl = strlen(w);
-
-	for (const char *p = list; (p = strstr(p, w)); p += wl) {
-		int start = p == list || p[-1] == ' ' || p[-1] == ',';
-		int end = p[wl] == '\0' || p[wl] == ' ' || p[wl] == ',' || p[wl] == '\n';
-
-		if (start && end)
-			return 1;
-	}
-	return 0;
-}
-
-/* ------------------------------------------------------------------------ */
 /* --check: what set-up would change, found without changing anything */
 
 /* Add a line to what --check says set-up would do. */
@@ -173,10 +72,11 @@ static void cg_plan(struct cgroup *cg, const char *fmt, ...)
 	size_t used = strlen(cg->plan);
 	va_list ap;
 
-	va_start(ap, fmt);
-	if (used + 1 < sizeof cg->plan)
+	if (used + 1 < sizeof cg->plan) {
+		va_start(ap, fmt);
 		vsnprintf(cg->plan + used, sizeof cg->plan - used, fmt, ap);
-	va_end(ap);
+		va_end(ap);
+	}
 	used = strlen(cg->plan);
 	if (used + 1 < sizeof cg->plan)
 		snprintf(cg->plan + used, sizeof cg->plan - used, "\n");
@@ -232,227 +132,45 @@ static int cg_probe_core_file(int pfd, const char *file)
 /* ------------------------------------------------------------------------ */
 /* Discovery */
 
-/* Undo mountinfo's octal escapes (\040 for a space) in place. */
-static void cg_unescape(char *s)
+/* The whole of a /proc file, NUL-terminated (malloc'd), or NULL. */
+static char *cg_slurp(const char *path)
 {
-	char *w = s;
-
-	for (char *r = s; *r; r++) {
-		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
-		    r[3] >= '0' && r[3] <= '7') {
-			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
-			r += 3;
-		} else {
-			*w++ = *r;
-		}
-	}
-	*w = '\0';
-}
-
-struct cg_mount {
-	int version;
-	char root[512], point[512], opts[256];
-};
-
-static size_t cg_read_mounts(struct cg_mount *mv, size_t max)
-{
-	char *buf = NULL, *line, *save = NULL;
-	size_t cap = 0, n = 0;
-	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	char *buf = NULL;
+	size_t cap = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
-		return 0;
+		return NULL;
 	if (pread_all(fd, &buf, &cap) < 0) {
-		close(fd);
 		free(buf);
-		return 0;
+		buf = NULL;
 	}
 	close(fd);
-	for (line = strtok_r(buf, "\n", &save); line && n < max; line = strtok_r(NULL, "\n", &save)) {
-		char root[512], point[512], fstype[64], super[256];
-		const char *dash = strstr(line, " - ");
-
-		if (!dash || sscanf(line, "%*s %*s %*s %511s %511s", root, point) != 2 ||
-		    sscanf(dash + 3, "%63s %*s %255s", fstype, super) != 2)
-			continue;
-		if (strcmp(fstype, "cgroup2") != 0 && strcmp(fstype, "cgroup") != 0)
-			continue;
-		cg_unescape(root);
-		cg_unescape(point);
-		mv[n].version = fstype[6] == '2' ? 2 : 1;
-		strlcpy(mv[n].root, root, sizeof mv[n].root);
-		strlcpy(mv[n].point, point, sizeof mv[n].point);
-		strlcpy(mv[n].opts, super, sizeof mv[n].opts);
-		n++;
-	}
-	free(buf);
-	return n;
-}
-
-/* The directory of cgroup path (as /proc/self/cgroup gives it) under a
- * mount of root `root` at `point`; NULL if that mount does not show it. */
-static char *cg_dir_under(const struct cg_mount *m, const char *path)
-{
-	size_t rl = strlen(m->root);
-	const char *rel;
-	char *dir;
-
-	if (strcmp(m->root, "/") == 0)
-		rel = path;
-	else if (strncmp(path, m->root, rl) == 0 && (path[rl] == '/' || path[rl] == '\0'))
-		rel = path + rl;
-	else
-		return NULL;
-	if (strcmp(rel, "/") == 0 || *rel == '\0')
-		rel = "";
-	xasprintf(&dir, "%s%s", m->point, rel);
-	return dir;
+	return buf;
 }
 
 /* Fill cg->h with the hierarchies proctord is in and may use. */
 static void cg_discover(struct cgroup *cg)
 {
-	struct cg_mount mounts[32];
-	size_t nm = cg_read_mounts(mounts, 32);
-	char *buf = NULL, *line, *save = NULL;
-	size_t cap = 0;
-	int fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
+	struct cgd_mount mounts[32];
+	struct cgd_hier found[CG_MAX_HIER];
+	char *mi = cg_slurp("/proc/self/mountinfo"), *pc = cg_slurp("/proc/self/cgroup");
+	size_t nm = mi ? cgd_parse_mountinfo(mi, mounts, 32) : 0;
+	size_t nf = pc ? cgd_match(pc, mounts, nm, found, CG_MAX_HIER - cg->n) : 0;
 
-	if (fd < 0)
-		return;
-	if (pread_all(fd, &buf, &cap) < 0) {
-		close(fd);
-		free(buf);
-		return;
+	for (size_t i = 0; i < nf; i++) {
+		cg->h[cg->n].version = found[i].version;
+		strlcpy(cg->h[cg->n].ctrls, found[i].ctrls, sizeof cg->h[cg->n].ctrls);
+		cg->h[cg->n].parent = found[i].parent;
+		cg->h[cg->n].fd = cg->h[cg->n].procs_fd = -1;
+		cg->n++;
 	}
-	close(fd);
-	for (line = strtok_r(buf, "\n", &save); line && cg->n < CG_MAX_HIER;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-		int v2;
-
-		if (!c2)
-			continue;
-		*c1 = *c2 = '\0';
-		v2 = strcmp(line, "0") == 0 && c1[1] == '\0';
-		if (!v2 && !cg_has_word(c1 + 1, "memory") && !cg_has_word(c1 + 1, "pids") &&
-		    !cg_has_word(c1 + 1, "cpuacct") && !cg_has_word(c1 + 1, "cpu") &&
-		    !cg_has_word(c1 + 1, "freezer"))
-			continue;
-		for (size_t i = 0; i < nm; i++) {
-			char *dir, tmp[96], *tok, *ts = NULL;
-			int all = 1;
-
-			if (mounts[i].version != (v2 ? 2 : 1))
-				continue;
-			if (!v2) {
-				/* The mount's options name every controller of
-				 * the hierarchy. */
-				strlcpy(tmp, c1 + 1, sizeof tmp);
-				for (tok = strtok_r(tmp, ",", &ts); tok; tok = strtok_r(NULL, ",", &ts))
-					all = all && cg_has_word(mounts[i].opts, tok);
-				if (!all)
-					continue;
-			}
-			dir = cg_dir_under(&mounts[i], c2 + 1);
-			if (!dir)
-				continue;
-			cg->h[cg->n].version = v2 ? 2 : 1;
-			strlcpy(cg->h[cg->n].ctrls, v2 ? "" : c1 + 1, sizeof cg->h[cg->n].ctrls);
-			cg->h[cg->n].parent = dir;
-			cg->h[cg->n].fd = cg->h[cg->n].procs_fd = -1;
-			cg->n++;
-			break;
-		}
-	}
-	free(buf);
+	free(mi);
+	free(pc);
 }
 
 /* ------------------------------------------------------------------------ */
-/* Killing and removing */
-
-/* SIGKILL every process listed in DIR/cgroup.procs; how many were listed. */
-static long cg_kill_listed(int dirfd)
-{
-	char *buf = NULL;
-	size_t cap = 0;
-	long n = 0;
-	int fd = cg_open_ro(dirfd, "cgroup.procs");
-
-	if (fd < 0)
-		return -1;
-	if (pread_all(fd, &buf, &cap) >= 0) {
-		for (char *p = buf; *p;) {
-			char *end;
-			long pid = strtol(p, &end, 10);
-
-			if (end == p)
-				break;
-			if (pid > 0) {
-				kill((pid_t)pid, SIGKILL);
-				n++;
-			}
-			p = end;
-			while (*p == '\n')
-				p++;
-		}
-	} else {
-		n = -1;
-	}
-	free(buf);
-	close(fd);
-	return n;
-}
-
-/* Kill everything in a cgroup and its descendants, remove them all
- * (depth first), giving the kernel up to about a second to let the processes
- * go. Returns 0 or -1 with errno of the last rmdir. The recursion is
- * bounded: below depth 16 nothing is descended into (a program that nests
- * deeper leaves cgroups that the next start's stale clean-up meets). */
-/* NOLINTNEXTLINE(misc-no-recursion) */
-static int cg_remove_tree(int parentfd, const char *name, int depth)
-{
-	int fd = openat(parentfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d;
-	struct dirent *de;
-
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -1;
-	if (depth < 16) {
-		int dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-
-		d = dup >= 0 ? fdopendir(dup) : NULL;
-		if (d) {
-			while ((de = readdir(d)))
-				if (de->d_type == DT_DIR && strcmp(de->d_name, ".") != 0 &&
-				    strcmp(de->d_name, "..") != 0)
-					cg_remove_tree(fd, de->d_name, depth + 1);
-			closedir(d);
-		} else if (dup >= 0) {
-			close(dup);
-		}
-	}
-	for (int i = 0; i < 200; i++) {
-		struct timespec ts = {0, 5000000};
-
-		if (cg_write_at(fd, "cgroup.kill", "1") < 0)
-			cg_kill_listed(fd);
-		if (unlinkat(parentfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT) {
-			close(fd);
-			return 0;
-		}
-		if (errno != EBUSY)
-			break;
-		nanosleep(&ts, NULL);
-	}
-	{
-		int saved = errno;
-
-		close(fd);
-		errno = saved;
-	}
-	return -1;
-}
+/* Cgroups left by a proctord that died */
 
 /* Whether the pid in a sandbox cgroup's name (proctor-PID or proctor-PID.N)
  * is a live process: its creator, or (pid reuse) another that keeps it for
@@ -579,13 +297,13 @@ static int cg_enable(struct cgroup *cg, struct cg_hier *h, int pfd, const char *
 	char buf[512], plus[32];
 
 	if (read_small_file(pfd, "cgroup.controllers", buf, sizeof buf) < 0 ||
-	    !cg_has_word(buf, c)) {
+	    !cgd_has_word(buf, c)) {
 		snprintf(why, whylen, "the %s controller is not available in %s (cgroup.controllers)",
 			 c, h->parent);
 		return -1;
 	}
 	if (read_small_file(pfd, "cgroup.subtree_control", buf, sizeof buf) >= 0 &&
-	    cg_has_word(buf, c))
+	    cgd_has_word(buf, c))
 		return 0;
 	snprintf(plus, sizeof plus, "+%s", c);
 	if (!cg_may_enable(pfd) && !(cg->probe && cg->moved))
@@ -797,17 +515,17 @@ static void cg_setup_v1(struct cgroup *cg, size_t i, const struct limits *l)
 	int want = 0, rc;
 	char why[CG_WHY];
 
-	if (cg->role[CG_ROLE_MEMORY] < 0 && cg_has_word(h->ctrls, "memory"))
+	if (cg->role[CG_ROLE_MEMORY] < 0 && cgd_has_word(h->ctrls, "memory"))
 		want = 1;
-	if (cg->role[CG_ROLE_PIDS] < 0 && cg_has_word(h->ctrls, "pids"))
+	if (cg->role[CG_ROLE_PIDS] < 0 && cgd_has_word(h->ctrls, "pids"))
 		want = 1;
-	if (cg->role[CG_ROLE_CPU] < 0 && cg_has_word(h->ctrls, "cpuacct"))
+	if (cg->role[CG_ROLE_CPU] < 0 && cgd_has_word(h->ctrls, "cpuacct"))
 		want = 1;
 	if (cg->role[CG_ROLE_CPUMAX] < 0 && l->cpus_milli != UNITS_UNLIMITED &&
-	    cg_has_word(h->ctrls, "cpu"))
+	    cgd_has_word(h->ctrls, "cpu"))
 		want = 1;
 	if (cg->role[CG_ROLE_KILL] < 0 && cg->role[CG_ROLE_FREEZE] < 0 &&
-	    cg_has_word(h->ctrls, "freezer"))
+	    cgd_has_word(h->ctrls, "freezer"))
 		want = 1;
 	if (!want)
 		return;
@@ -815,23 +533,23 @@ static void cg_setup_v1(struct cgroup *cg, size_t i, const struct limits *l)
 	if (rc == -2)
 		strlcpy(cg->fatal, why, sizeof cg->fatal);
 	if (rc < 0) {
-		if (cg_has_word(h->ctrls, "memory"))
+		if (cgd_has_word(h->ctrls, "memory"))
 			strlcpy(cg->why[CG_ROLE_MEMORY], why, sizeof cg->why[0]);
-		if (cg_has_word(h->ctrls, "pids"))
+		if (cgd_has_word(h->ctrls, "pids"))
 			strlcpy(cg->why[CG_ROLE_PIDS], why, sizeof cg->why[0]);
-		if (cg_has_word(h->ctrls, "cpu"))
+		if (cgd_has_word(h->ctrls, "cpu"))
 			strlcpy(cg->why[CG_ROLE_CPUMAX], why, sizeof cg->why[0]);
 		return;
 	}
-	if (cg_has_word(h->ctrls, "memory"))
+	if (cgd_has_word(h->ctrls, "memory"))
 		cg_take(cg, CG_ROLE_MEMORY, i);
-	if (cg_has_word(h->ctrls, "pids"))
+	if (cgd_has_word(h->ctrls, "pids"))
 		cg_take(cg, CG_ROLE_PIDS, i);
-	if (cg_has_word(h->ctrls, "cpuacct"))
+	if (cgd_has_word(h->ctrls, "cpuacct"))
 		cg_take(cg, CG_ROLE_CPU, i);
-	if (l->cpus_milli != UNITS_UNLIMITED && cg_has_word(h->ctrls, "cpu"))
+	if (l->cpus_milli != UNITS_UNLIMITED && cgd_has_word(h->ctrls, "cpu"))
 		cg_take(cg, CG_ROLE_CPUMAX, i);
-	if (cg->role[CG_ROLE_KILL] < 0 && cg_has_word(h->ctrls, "freezer"))
+	if (cg->role[CG_ROLE_KILL] < 0 && cgd_has_word(h->ctrls, "freezer"))
 		cg_take(cg, CG_ROLE_FREEZE, i);
 	h->used = 1;
 }
@@ -1034,44 +752,6 @@ void cgroup_print_plan(const struct cgroup *cg, FILE *out, const char *prefix)
 	}
 }
 
-static void cg_close(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
-void cgroup_destroy(struct cgroup *cg)
-{
-	for (size_t i = 0; i < cg->n; i++) {
-		struct cg_hier *h = &cg->h[i];
-
-		if (h->path && !cg->probe) {
-			char *slash = strrchr(h->path, '/');
-			int pfd = open(h->parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-			if (pfd < 0 || cg_remove_tree(pfd, slash + 1, 0) < 0)
-				log_warn("cannot remove the cgroup %s", h->path);
-			if (pfd >= 0)
-				close(pfd);
-		}
-		cg_close(&h->procs_fd);
-		cg_close(&h->fd);
-		free(h->path);
-		free(h->parent);
-		h->path = h->parent = NULL;
-	}
-	cg->n = 0;
-	cg_close(&cg->cpu_fd);
-	cg_close(&cg->peak_fd);
-	cg_close(&cg->oom_watch_fd);
-	cg_close(&cg->oom_fd);
-	cg_close(&cg->pidspeak_fd);
-	cg_close(&cg->pidsevents_fd);
-	cg_close(&cg->events_fd);
-	for (int r = 0; r < CG_ROLE_COUNT; r++)
-		cg->role[r] = -1;
-}
 
 /* ------------------------------------------------------------------------ */
 /* What serves what */
@@ -1110,18 +790,50 @@ const char *cgroup_role_source(const struct cgroup *cg, enum cg_role r, char *bu
 	return buf;
 }
 
+/* The role that serves limit key ("memory_max", "memory_high", "pids",
+ * "cpus"). */
+static enum cg_role cg_key_role(const char *key)
+{
+	if (strcmp(key, "pids") == 0)
+		return CG_ROLE_PIDS;
+	if (strcmp(key, "cpus") == 0)
+		return CG_ROLE_CPUMAX;
+	return CG_ROLE_MEMORY;
+}
+
+/* Why limit key cannot be enforced (written to buf), or NULL if it can. */
+static const char *cg_key_unenforced(const struct cgroup *cg, const char *key, char *buf,
+				     size_t len)
+{
+	enum cg_role r = cg_key_role(key);
+
+	if (cg->role[r] < 0) {
+		snprintf(buf, len, "%s", cg->why[r]);
+		return buf;
+	}
+	if (strcmp(key, "memory_high") == 0 && cg->h[cg->role[r]].version != 2) {
+		snprintf(buf, len, "cgroup v1 has no memory.high (%s)", cg->h[cg->role[r]].path);
+		return buf;
+	}
+	return NULL;
+}
+
+int cgroup_enforced(const struct cgroup *cg, const char *key)
+{
+	char why[CG_WHY + 64];
+
+	return cg_key_unenforced(cg, key, why, sizeof why) == NULL;
+}
+
 void cgroup_key_mechanism(const struct cgroup *cg, const char *key, char *buf, size_t len)
 {
-	enum cg_role r = CG_ROLE_MEMORY;
-	const char *file = NULL;
+	enum cg_role r = cg_key_role(key);
+	const char *file;
 	const struct cg_hier *h;
+	char why[CG_WHY + 64];
 
-	if (strcmp(key, "pids") == 0)
-		r = CG_ROLE_PIDS;
-	else if (strcmp(key, "cpus") == 0)
-		r = CG_ROLE_CPUMAX;
-	if (cg->role[r] < 0) {
-		snprintf(buf, len, "NOT enforced: %s", cg->why[r]);
+	if (cg_key_unenforced(cg, key, why, sizeof why)) {
+		snprintf(buf, len, "NOT enforced: %s", why);
 		return;
 	}
 	h = &cg->h[cg->role[r]];
@@ -1129,15 +841,12 @@ void cgroup_key_mechanism(const struct cgroup *cg, const char *key, char *buf, s
 		file = h->version == 2 ? "memory.max, memory.swap.max 0"
 				       : "memory.limit_in_bytes (and memsw where present)";
 	else if (strcmp(key, "memory_high") == 0)
-		file = h->version == 2 ? "memory.high" : NULL;
+		file = "memory.high";
 	else if (r == CG_ROLE_PIDS)
 		file = "pids.max";
 	else
 		file = h->version == 2 ? "cpu.max" : "cpu.cfs_quota_us";
-	if (!file)
-		snprintf(buf, len, "NOT enforced: cgroup v1 has no memory.high (%s)", h->path);
-	else
-		snprintf(buf, len, "cgroup%d %s (%s)", h->version, file, h->path);
+	snprintf(buf, len, "cgroup%d %s (%s)", h->version, file, h->path);
 }
 
 size_t cgroup_unhonoured(const struct cgroup *cg, const struct limits *l, FILE *out,
@@ -1156,19 +865,40 @@ size_t cgroup_unhonoured(const struct cgroup *cg, const struct limits *l, FILE *
 
 	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
 		uint64_t v;
-		char m[400];
+		char m[CG_WHY + 64];
 
 		memcpy(&v, (const char *)l + keys[i].off, sizeof v);
 		if (v == UNITS_UNLIMITED)
 			continue;
-		cgroup_key_mechanism(cg, keys[i].key, m, sizeof m);
-		if (strncmp(m, "NOT enforced: ", 14) != 0)
+		if (!cg_key_unenforced(cg, keys[i].key, m, sizeof m))
 			continue;
 		if (out)
-			fprintf(out, "%s%s cannot be honoured: %s\n", prefix, keys[i].key, m + 14);
+			fprintf(out, "%s%s cannot be honoured: %s\n", prefix, keys[i].key, m);
 		n++;
 	}
 	return n;
+}
+
+int cgroup_v2_procs_fd(const struct cgroup *cg, const char **path)
+{
+	int fd = -1;
+
+	for (size_t i = 0; i < cg->n; i++)
+		if (cg->h[i].version == 2 && cg->h[i].fd >= 0) {
+			fd = cg->h[i].procs_fd;
+			*path = cg->h[i].path;
+		}
+	return fd;
+}
+
+int cgroup_oom_watch_fd(const struct cgroup *cg)
+{
+	return cg->oom_watch_fd;
+}
+
+int cgroup_has_plan(const struct cgroup *cg)
+{
+	return cg->plan[0] != '\0';
 }
 
 int cgroup_clone_fd(const struct cgroup *cg)
@@ -1194,93 +924,6 @@ size_t cgroup_join_fds(const struct cgroup *cg, int *fds, const char **paths, si
 	return n;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Readings */
-
-int cgroup_cpu(struct cgroup *cg, uint64_t *usage_us, uint64_t *user_us, uint64_t *sys_us)
-{
-	char buf[2048];
-	const struct cg_hier *h;
-
-	if (cg->cpu_fd < 0)
-		return -1;
-	h = &cg->h[cg->role[CG_ROLE_CPU]];
-	if (h->version == 2) {
-		uint64_t u = 0, s = 0;
-
-		if (pread_small(cg->cpu_fd, buf, sizeof buf) <= 0 ||
-		    cg_keyed(buf, "usage_usec", usage_us) < 0)
-			return -1;
-		cg_keyed(buf, "user_usec", &u);
-		cg_keyed(buf, "system_usec", &s);
-		if (user_us)
-			*user_us = u;
-		if (sys_us)
-			*sys_us = s;
-		return 0;
-	}
-	{
-		uint64_t ns, u = 0, s = 0;
-		long tck = sysconf(_SC_CLK_TCK);
-		int fd;
-
-		if (cg_read_u64(cg->cpu_fd, &ns) < 0)
-			return -1;
-		*usage_us = ns / 1000u;
-		if (user_us || sys_us) {
-			/* cpuacct.stat is in clock ticks. */
-			fd = cg_open_ro(h->fd, "cpuacct.stat");
-			if (fd >= 0 && pread_small(fd, buf, sizeof buf) > 0) {
-				cg_keyed(buf, "user", &u);
-				cg_keyed(buf, "system", &s);
-			}
-			if (fd >= 0)
-				close(fd);
-			if (tck <= 0)
-				tck = 100;
-			if (user_us)
-				*user_us = u * 1000000u / (uint64_t)tck;
-			if (sys_us)
-				*sys_us = s * 1000000u / (uint64_t)tck;
-		}
-	}
-	return 0;
-}
-
-int cgroup_peak(struct cgroup *cg, uint64_t *peak)
-{
-	return cg_read_u64(cg->peak_fd, peak);
-}
-
-int cgroup_oom_kills(struct cgroup *cg, uint64_t *n)
-{
-	/* Reading memory.events (v2) clears its POLLPRI: the watch's epoll
-	 * set is not readable any more. */
-	if (cg_read_keyed(cg->oom_fd, "oom_kill", n) < 0)
-		return -1;
-	if (cg->oom_watch_fd >= 0 && cg->h[cg->role[CG_ROLE_MEMORY]].version == 1) {
-		/* Drain the v1 eventfd that may have woken the caller. */
-		uint64_t count;
-
-		while (read(cg->oom_watch_fd, &count, sizeof count) > 0)
-			;
-	}
-	cg->oom_kills = *n;
-	return 0;
-}
-
-int cgroup_pids(struct cgroup *cg, uint64_t *peak, uint64_t *max_hits)
-{
-	int rc = -1;
-
-	*peak = *max_hits = 0;
-	if (cg_read_u64(cg->pidspeak_fd, peak) == 0)
-		rc = 0;
-	if (cg_read_keyed(cg->pidsevents_fd, "max", max_hits) == 0)
-		rc = 0;
-	return rc;
-}
-
 int cgroup_set_pids_max(struct cgroup *cg, uint64_t n, char *err, size_t errlen)
 {
 	char v[32];
@@ -1292,63 +935,4 @@ int cgroup_set_pids_max(struct cgroup *cg, uint64_t n, char *err, size_t errlen)
 	else
 		snprintf(v, sizeof v, "%" PRIu64, n);
 	return cg_limit(cg, CG_ROLE_PIDS, "pids.max", v, err, errlen);
-}
-
-/* ------------------------------------------------------------------------ */
-/* Killing */
-
-int cgroup_kill(struct cgroup *cg)
-{
-	int whole = -1;
-
-	if (cg->role[CG_ROLE_KILL] >= 0 &&
-	    cg_write_at(cg->h[cg->role[CG_ROLE_KILL]].fd, "cgroup.kill", "1") == 0)
-		return 0;
-	/* Without cgroup.kill: freeze, so that nothing forks while the list is
-	 * read, kill every listed process, thaw (the kill lands on thawing). */
-	if (cg->role[CG_ROLE_FREEZE] >= 0) {
-		struct cg_hier *h = &cg->h[cg->role[CG_ROLE_FREEZE]];
-
-		if (h->version == 2)
-			cg_write_at(h->fd, "cgroup.freeze", "1");
-		else
-			cg_write_at(h->fd, "freezer.state", "FROZEN");
-	}
-	for (size_t i = 0; i < cg->n; i++)
-		if (cg->h[i].fd >= 0 && cg_kill_listed(cg->h[i].fd) >= 0)
-			whole = 0;
-	if (cg->role[CG_ROLE_FREEZE] >= 0) {
-		struct cg_hier *h = &cg->h[cg->role[CG_ROLE_FREEZE]];
-
-		if (h->version == 2)
-			cg_write_at(h->fd, "cgroup.freeze", "0");
-		else
-			cg_write_at(h->fd, "freezer.state", "THAWED");
-	}
-	return whole;
-}
-
-int cgroup_populated(struct cgroup *cg)
-{
-	uint64_t v;
-	char c;
-
-	if (cg->events_fd >= 0 && cg_read_keyed(cg->events_fd, "populated", &v) == 0)
-		return v != 0;
-	/* v1: any process listed in a hierarchy that holds them all. */
-	for (size_t i = 0; i < cg->n; i++) {
-		int fd;
-		ssize_t n;
-
-		if (cg->h[i].fd < 0)
-			continue;
-		fd = cg_open_ro(cg->h[i].fd, "cgroup.procs");
-		if (fd < 0)
-			continue;
-		n = pread(fd, &c, 1, 0);
-		close(fd);
-		if (n >= 0)
-			return n > 0;
-	}
-	return -1;
 }
