@@ -25,6 +25,7 @@
 
 #include "cgroup.h"
 #include "measure.h"
+#include "procstat.h"
 #include "tree.h"
 #include "util.h"
 
@@ -250,32 +251,27 @@ static void measure_visit(struct measure *m, struct measure_walk *w, struct meas
 			  uint64_t *rss_out)
 {
 	const pid_t pid = p->pid;
-	char path[64], buf[1024], *q;
-	unsigned long long cut, cst, resident, start;
+	char path[64], buf[1024];
+	struct procstat st;
+	unsigned long long resident;
 	long threads = 1;
 	struct timespec ts;
 
 	*rss_out = 0;
 	snprintf(path, sizeof path, "%d/stat", (int)pid);
-	if (measure_read(m, &p->stat_fd, path, buf, sizeof buf) > 0 && (q = strrchr(buf, ')'))) {
-		/* After "comm)", which may hold anything: state ppid pgrp session
-		 * tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime
-		 * cstime priority nice num_threads itrealvalue starttime */
-		if (sscanf(q + 1,
-			   " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %llu %llu %*d %*d "
-			   "%ld %*d %llu",
-			   &cut, &cst, &threads, &start) == 4) {
-			uint64_t ch = (uint64_t)(cut + cst) * m->tick_ns;
+	if (measure_read(m, &p->stat_fd, path, buf, sizeof buf) > 0 &&
+	    procstat_parse(buf, &st) == 2) {
+		uint64_t ch = (uint64_t)(st.cutime + st.cstime) * m->tick_ns;
 
-			if (p->starttime != start) {
-				/* A new process behind a reused pid: nothing we
-				 * knew of the old one is its own. */
-				p->starttime = start;
-				p->own_ns = p->credited_ns = p->ticks_ns = 0;
-			}
-			if (ch > p->ticks_ns)
-				p->ticks_ns = ch;
+		threads = st.num_threads;
+		if (p->starttime != st.starttime) {
+			/* A new process behind a reused pid: nothing we
+			 * knew of the old one is its own. */
+			p->starttime = st.starttime;
+			p->own_ns = p->credited_ns = p->ticks_ns = 0;
 		}
+		if (ch > p->ticks_ns)
+			p->ticks_ns = ch;
 	}
 	if (clock_gettime(measure_cpuclock(pid), &ts) == 0) {
 		uint64_t own = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;

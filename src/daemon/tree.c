@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "procstat.h"
 #include "tree.h"
 #include "util.h"
 
@@ -123,24 +124,22 @@ static int tree_collect_scan(pid_t root, struct tree_list *out, int procfd)
 		return -1;
 	}
 	while ((de = readdir(d))) {
-		char path[300], buf[1024], *p;
-		long ppid;
+		char path[300], buf[1024];
+		struct procstat st;
 
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
 			continue;
 		snprintf(path, sizeof path, "%s/stat", de->d_name);
 		if (read_small_file(procfd, path, buf, sizeof buf) < 0)
 			continue;
-		/* comm may hold spaces and parentheses: parse after the last ')'. */
-		p = strrchr(buf, ')');
-		if (!p || sscanf(p + 1, " %*c %ld", &ppid) != 1)
+		if (!procstat_parse(buf, &st))
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 256;
 			all = xreallocarray(all, cap, sizeof *all);
 		}
 		all[n].pid = (pid_t)atol(de->d_name);
-		all[n].ppid = (pid_t)ppid;
+		all[n].ppid = (pid_t)st.ppid;
 		n++;
 	}
 	closedir(d);
@@ -195,8 +194,8 @@ int tree_collect(pid_t root, struct tree_list *out)
  * A process that moved (re-parented to proctord) is found by the next walk. */
 static void tree_signal_one(const struct tree_node *n, int sig)
 {
-	char path[64], buf[1024], *p;
-	long ppid;
+	char path[64], buf[1024];
+	struct procstat st;
 	int pfd = (int)syscall(SYS_pidfd_open, n->pid, 0);
 
 	if (pfd < 0) {
@@ -205,8 +204,8 @@ static void tree_signal_one(const struct tree_node *n, int sig)
 		return;
 	}
 	snprintf(path, sizeof path, "/proc/%d/stat", (int)n->pid);
-	if (read_small_file(AT_FDCWD, path, buf, sizeof buf) > 0 && (p = strrchr(buf, ')')) &&
-	    sscanf(p + 1, " %*c %ld", &ppid) == 1 && (pid_t)ppid == n->ppid)
+	if (read_small_file(AT_FDCWD, path, buf, sizeof buf) > 0 && procstat_parse(buf, &st) &&
+	    (pid_t)st.ppid == n->ppid)
 		syscall(SYS_pidfd_send_signal, pfd, sig, NULL, 0);
 	close(pfd);
 }
