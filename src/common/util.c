@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: ISC
 // Allocation wrappers that abort on failure, and small file and clock helpers.
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -123,4 +124,23 @@ ssize_t pread_all(int fd, char **buf, size_t *cap)
 	}
 	(*buf)[len] = '\0';
 	return (ssize_t)len;
+}
+
+int fd_path_number(const char *path)
+{
+	const char *p;
+	char *end;
+	long n;
+
+	if (strncmp(path, "/dev/fd/", 8) == 0)
+		p = path + 8;
+	else if (strncmp(path, "/proc/self/fd/", 14) == 0)
+		p = path + 14;
+	else
+		return -1;
+	if (*p < '0' || *p > '9')
+		return -1;
+	errno = 0;
+	n = strtol(p, &end, 10);
+	return *end || errno || n > INT_MAX ? -1 : (int)n;
 }

@@ -350,21 +350,11 @@ static char **build_env(const struct config *c)
  * opens anything. */
 static int inherited_fd(const char *path)
 {
-	const char *p;
-	uint32_t n;
-	int fd;
+	int n, fd;
 
-	if (!path)
-		return -1;
-	if (strncmp(path, "/dev/fd/", 8) == 0)
-		p = path + 8;
-	else if (strncmp(path, "/proc/self/fd/", 14) == 0)
-		p = path + 14;
-	else
-		return -1;
-	if (isolate_parse_id(p, &n) < 0 || n > INT32_MAX || fcntl((int)n, F_GETFD) < 0)
+	if (!path || (n = fd_path_number(path)) < 0 || fcntl(n, F_GETFD) < 0)
 		return -1; /* not open: the child's open() says why */
-	fd = fcntl((int)n, F_DUPFD_CLOEXEC, 3);
+	fd = fcntl(n, F_DUPFD_CLOEXEC, 3);
 	if (fd < 0)
 		log_fatal(EXIT_SETUP, "%s", path);
 	return fd;
@@ -374,18 +364,10 @@ static int inherited_fd(const char *path)
  * standard output. */
 static int fd_path_is_stdout(const char *path)
 {
-	const char *p;
-	uint32_t n;
+	int n = fd_path_number(path);
 	struct stat a, b;
 
-	if (strncmp(path, "/dev/fd/", 8) == 0)
-		p = path + 8;
-	else if (strncmp(path, "/proc/self/fd/", 14) == 0)
-		p = path + 14;
-	else
-		return 0;
-	if (isolate_parse_id(p, &n) < 0 || n > INT32_MAX || fstat((int)n, &a) < 0 ||
-	    fstat(1, &b) < 0)
+	if (n < 0 || fstat(n, &a) < 0 || fstat(1, &b) < 0)
 		return 0;
 	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }

@@ -351,26 +351,6 @@ char *report_json_text(const struct report_final *f)
 	return text;
 }
 
-/* N of "/dev/fd/N" or "/proc/self/fd/N", or -1. */
-static int report_fd_number(const char *path)
-{
-	const char *p;
-	char *end;
-	long n;
-
-	if (strncmp(path, "/dev/fd/", 8) == 0)
-		p = path + 8;
-	else if (strncmp(path, "/proc/self/fd/", 14) == 0)
-		p = path + 14;
-	else
-		return -1;
-	if (*p < '0' || *p > '9')
-		return -1;
-	errno = 0;
-	n = strtol(p, &end, 10);
-	return *end || errno || n > INT_MAX ? -1 : (int)n;
-}
-
 /* What is at FILE may be replaced: nothing, or a regular file of ours. */
 static int report_target_ok(struct report_file *r, char *err, size_t errlen)
 {
@@ -450,7 +430,7 @@ int report_file_open(struct report_file *r, const char *path, char *err, size_t 
 	memset(r, 0, sizeof *r);
 	r->fd = r->dirfd = -1;
 	r->path = xstrdup(path);
-	n = strcmp(path, "-") == 0 ? 1 : report_fd_number(path);
+	n = strcmp(path, "-") == 0 ? 1 : fd_path_number(path);
 	if (n >= 0) {
 		int fl = fcntl(n, F_GETFL);
 
