@@ -50,7 +50,7 @@ static int fifo_make(int dirfd, const char *name, int *created, char *err, size_
 	}
 	if (!S_ISFIFO(st.st_mode)) {
 		snprintf(err, errlen, "%s exists and is not a FIFO (%s); refusing to use it", name,
-			 S_ISLNK(st.st_mode)  ? "a symbolic link"
+			 S_ISLNK(st.st_mode)   ? "a symbolic link"
 			 : S_ISREG(st.st_mode) ? "a regular file"
 			 : S_ISDIR(st.st_mode) ? "a directory"
 					       : "another kind of file");
@@ -193,19 +193,16 @@ static int fifo_is_stale(const struct fifo *f, const struct fifo_request *r, uin
 	       (r->arrived_us < f->last_taken_us || now - r->arrived_us > FIFO_STALE_US);
 }
 
-/* A terminating wait is the last call: answers owed to earlier clients that
- * no reader has taken would otherwise be read in place of the final one. */
-static void fifo_purge_stale(struct fifo *f)
+/* Remove from the queue, from *pp on, every request that drop says. */
+static void fifo_drop_where(struct fifo *f, struct fifo_request **pp,
+			    int (*drop)(const struct fifo *f, const struct fifo_request *r,
+					uint64_t now),
+			    uint64_t now)
 {
-	struct fifo_request **pp = &f->head, *r;
-	uint64_t now = now_us();
+	struct fifo_request *r;
 
-	if (f->state == FIFO_RETRY && fifo_is_stale(f, f->head, now))
-		fifo_release(f);
-	if (f->state != FIFO_IDLE && f->head)
-		pp = &f->head->next; /* being answered: leave it */
 	while ((r = *pp)) {
-		if (fifo_is_stale(f, r, now)) {
+		if (drop(f, r, now)) {
 			*pp = r->next;
 			f->pending--;
 			free(r);
@@ -216,6 +213,20 @@ static void fifo_purge_stale(struct fifo *f)
 	f->tail = NULL;
 	for (r = f->head; r; r = r->next)
 		f->tail = r;
+}
+
+/* A terminating wait is the last call: answers owed to earlier clients that
+ * no reader has taken would otherwise be read in place of the final one. */
+static void fifo_purge_stale(struct fifo *f)
+{
+	struct fifo_request **pp = &f->head;
+	uint64_t now = now_us();
+
+	if (f->state == FIFO_RETRY && fifo_is_stale(f, f->head, now))
+		fifo_release(f);
+	if (f->state != FIFO_IDLE && f->head)
+		pp = &f->head->next; /* being answered: leave it */
+	fifo_drop_where(f, pp, fifo_is_stale, now);
 }
 
 /* Empty inotify's queue; returns whether it held a reader's close.
@@ -312,22 +323,16 @@ static int fifo_replace_status(struct fifo *f)
  * opened the old one (or have gone): delivered on the new one, each would
  * wait out its deadline, or be read by the wrong client. The terminating
  * wait is kept: it ends proctord, delivered or not. */
+static int fifo_owed_pred(const struct fifo *f, const struct fifo_request *r, uint64_t now)
+{
+	(void)f;
+	(void)now;
+	return r->kind != REQUEST_TERMINATE;
+}
+
 static void fifo_drop_owed(struct fifo *f)
 {
-	struct fifo_request **pp = &f->head->next, *r;
-
-	while ((r = *pp)) {
-		if (r->kind != REQUEST_TERMINATE) {
-			*pp = r->next;
-			f->pending--;
-			free(r);
-		} else {
-			pp = &r->next;
-		}
-	}
-	f->tail = NULL;
-	for (r = f->head; r; r = r->next)
-		f->tail = r;
+	fifo_drop_where(f, &f->head->next, fifo_owed_pred, 0);
 }
 
 static void fifo_timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)

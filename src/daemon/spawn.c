@@ -195,6 +195,33 @@ static void spawn_child_foreground(void)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
+/* The first steps of the init and of the program, in this order. Into the
+ * sandbox's cgroups (join): all it does from here on, and every process it
+ * starts, is accounted and limited there. Drop proctord's descriptors (its
+ * FIFOs among them) now, not at execve: a set-up that blocks (a --stdin FIFO
+ * nobody writes) must not keep the wait FIFO open should proctord die; only
+ * keep stays, closed at execve. libev blocks the signals it watches, and
+ * SIG_IGN survives execve: back to the defaults, nothing blocked. */
+static void spawn_child_prepare(const struct spawn_config *c, int errfd, int join,
+				const int *keep, size_t n_keep)
+{
+	sigset_t none;
+
+	if (join) {
+		if (!spawn_cloned_into && c->cgroup_procs_fd >= 0)
+			spawn_child_join(errfd, c->cgroup_procs_fd, c->cgroup_path);
+		for (size_t i = 0; i < c->n_join; i++)
+			spawn_child_join(errfd, c->join_fds[i], c->join_paths[i]);
+	}
+	spawn_child_close_except(keep, n_keep);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
+	sigemptyset(&none);
+	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+		spawn_report(errfd, STAGE_SETUP, errno, "sigprocmask");
+}
+
 /* parent: proctord's pid, or 1 (the init) in a PID namespace; joined: the
  * init has joined the cgroups already. */
 static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent, int joined)
@@ -204,7 +231,6 @@ static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent, i
 	int keep[] = {errfd, c->stdin_fd, c->stdout_fd, c->stderr_fd,
 		      c->filter ? c->filter_sock : -1};
 	const char *what = NULL;
-	sigset_t none;
 
 	/* In a user namespace the init's capabilities there came along with
 	 * the fork: the program gets none, as without a namespace (execve
@@ -218,30 +244,7 @@ static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent, i
 			spawn_report(errfd, STAGE_SETUP, errno, "capset");
 	}
 
-	/* Into the sandbox's cgroups first: all it does from here on, and
-	 * every process it starts, is accounted and limited there. */
-	if (!joined) {
-		if (!spawn_cloned_into && c->cgroup_procs_fd >= 0)
-			spawn_child_join(errfd, c->cgroup_procs_fd, c->cgroup_path);
-		for (size_t i = 0; i < c->n_join; i++)
-			spawn_child_join(errfd, c->join_fds[i], c->join_paths[i]);
-	}
-
-	/* Drop proctord's descriptors (its FIFOs among them) now, not at
-	 * execve: a program whose set-up blocks (a --stdin FIFO nobody
-	 * writes) must not keep the wait FIFO open should proctord die. Only
-	 * the error pipe and what the program is given stay; they close at
-	 * execve. */
-	spawn_child_close_except(keep, sizeof keep / sizeof keep[0]);
-
-	/* libev blocks the signals it watches, and SIG_IGN survives execve:
-	 * the program starts with the defaults. */
-	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			signal(sig, SIG_DFL);
-	sigemptyset(&none);
-	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
-		spawn_report(errfd, STAGE_SETUP, errno, "sigprocmask");
+	spawn_child_prepare(c, errfd, !joined, keep, sizeof keep / sizeof keep[0]);
 
 	/* Its own process group (and with --new-session its own session). In
 	 * a PID namespace the init made the group and the program stays in
@@ -339,7 +342,6 @@ static void spawn_init(const struct spawn_config *c, int errfd, int statusfd, in
 		      c->filter ? c->filter_sock : -1};
 	struct spawn_status st;
 	const char *what = NULL;
-	sigset_t none;
 	pid_t prog;
 	int null;
 
@@ -363,17 +365,7 @@ static void spawn_init(const struct spawn_config *c, int errfd, int statusfd, in
 		spawn_init_write(errfd, "/proc/self/gid_map", spawn_gid_map);
 	}
 	/* The init is in the sandbox's cgroups too; the program is born there. */
-	if (!spawn_cloned_into && c->cgroup_procs_fd >= 0)
-		spawn_child_join(errfd, c->cgroup_procs_fd, c->cgroup_path);
-	for (size_t i = 0; i < c->n_join; i++)
-		spawn_child_join(errfd, c->join_fds[i], c->join_paths[i]);
-	spawn_child_close_except(keep, sizeof keep / sizeof keep[0]);
-	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			signal(sig, SIG_DFL);
-	sigemptyset(&none);
-	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
-		spawn_report(errfd, STAGE_SETUP, errno, "sigprocmask");
+	spawn_child_prepare(c, errfd, 1, keep, sizeof keep / sizeof keep[0]);
 	/* The program's process group (and session) is the init's: its pgid
 	 * is the pid proctord has. A signal the terminal sends to the group
 	 * does not reach the init, which has no handler (a namespace's init
