@@ -201,6 +201,9 @@ static void fifo_drop_where(struct fifo *f, struct fifo_request **pp,
 {
 	struct fifo_request *r;
 
+	/* *pp is a link of the queue (f->head or a request's next): cppcheck
+	 * does not follow it through the callers. */
+	// cppcheck-suppress uninitvar
 	while ((r = *pp)) {
 		if (drop(f, r, now)) {
 			*pp = r->next;
