@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: ISC
+// proctord's command line: the options (each configuration key is one),
+// --help, and the environment the program gets.
+#ifndef PROCTOR_OPTIONS_H
+#define PROCTOR_OPTIONS_H
+
+#include "config.h"
+
+struct options {
+	struct config cfg;
+	const char *config_file;
+	const char *profile;
+	int check;
+	int daemonize;
+	int tty_foreground;
+	char **argv;
+};
+
+/* Parse the command line into o: the configuration file and profile first,
+ * then the options over it, validated. Exits on bad usage, --help and
+ * --version. */
+void parse_options(int argc, char **argv, struct options *o);
+/* The program's environment: proctord's own (unless --clear-env) with the
+ * --env entries over it; NULL-terminated, freed with free_env. */
+char **build_env(const struct config *c);
+void free_env(char **env);
+
+#endif
