@@ -50,7 +50,7 @@ void check_mechanism(void *ctx, const struct config_key *k, char *buf, size_t le
 }
 
 /* Where each figure comes from on this machine. */
-void print_sources(const struct cgroup *cg, FILE *out)
+void check_sources(const struct cgroup *cg, FILE *out)
 {
 	char b[600];
 

@@ -68,8 +68,8 @@ int main(int argc, char **argv)
 	/* Before anything keeps a pointer into argv or the environment. */
 	title_init(argc, argv);
 	log_init("proctord");
-	ensure_stdio();
-	parse_options(argc, argv, &o);
+	startup_stdio();
+	options_parse(argc, argv, &o);
 	/* Accepted, but most likely a mistake: said once, before anything runs
 	 * (on stderr, so that --check's table stays as it is). */
 	for (const struct config_key *k = config_keys; k->name; k++)
@@ -121,7 +121,7 @@ int main(int argc, char **argv)
 			       o.profile ? o.profile : "", o.profile ? "]" : "");
 		printf("\n\n");
 		config_print_check(&o.cfg, stdout, check_mechanism, &cg);
-		print_sources(&cg, stdout);
+		check_sources(&cg, stdout);
 		if (cgroup_has_plan(&cg)) {
 			printf("\nset-up (nothing was changed by --check)\n");
 			cgroup_print_plan(&cg, stdout, "");
@@ -140,8 +140,8 @@ int main(int argc, char **argv)
 	/* From the first thing left behind (the cgroups) to the end of the
 	 * clean-up, SIGTERM and the others must not kill proctord: held
 	 * until the loop's signalfd takes them over, pending ones included;
-	 * ignored once the loop is over (end_signals_ignore). */
-	end_signals_block(SIG_BLOCK);
+	 * ignored once the loop is over (startup_signals_ignore). */
+	startup_signals_block(SIG_BLOCK);
 	if (cgroup_setup(&cg, (enum cg_mode)o.cfg.cgroup_mode, &o.cfg.limits, err, sizeof err) < 0)
 		log_fatalx(EXIT_SETUP, "%s", err);
 	exit_cgroup = &cg;
@@ -161,10 +161,10 @@ int main(int argc, char **argv)
 		if (o.cfg.strict)
 			return EXIT_SETUP;
 	}
-	env = build_env(&o.cfg);
+	env = options_env(&o.cfg);
 
 	if (o.daemonize)
-		ready_fd = daemonize(&o, env);
+		ready_fd = startup_daemonize(&o, env);
 	/* A client gone mid-answer is EPIPE, not death. */
 	signal(SIGPIPE, SIG_IGN);
 	/* Orphans of the program come back to proctord, not to init, so the
@@ -214,7 +214,7 @@ int main(int argc, char **argv)
 	sc.join_fds = join_fds;
 	sc.join_paths = join_paths;
 	sc.isolate = &iso;
-	sc.tty_foreground = tty_handover(&o, &iso);
+	sc.tty_foreground = startup_tty_handover(&o, &iso);
 	if (o.cfg.limits.output_limit != UNITS_UNLIMITED) {
 		/* stdout and stderr go through proctord, to where they would
 		 * have gone: the file or descriptor given, else proctord's own
@@ -291,7 +291,7 @@ int main(int argc, char **argv)
 		kill(child.pid, SIGKILL);
 		waitpid(child.pid, NULL, 0);
 		if (sc.tty_foreground)
-			tty_take_back();
+			startup_tty_take_back();
 		fifo_close(&fifo);
 		sbdir_close(&dir);
 		return EXIT_SETUP;
@@ -304,14 +304,14 @@ int main(int argc, char **argv)
 	}
 	fifo_start(&fifo);
 	if (ready_fd >= 0)
-		daemon_ready(ready_fd, dir.path);
-	notify_systemd("READY=1");
+		startup_ready(ready_fd, dir.path);
+	startup_notify("READY=1");
 
 	ev_run(loop, 0);
 
-	end_signals_ignore();
+	startup_signals_ignore();
 	if (sc.tty_foreground)
-		tty_take_back();
+		startup_tty_take_back();
 	supervise_call_finished(&sv);
 	code = sv.exit_code;
 	if (fin.failed && code == EXIT_PROTOCOL_DONE)
@@ -326,7 +326,7 @@ int main(int argc, char **argv)
 	fifo_close(&fifo);
 	sbdir_close(&dir);
 	ev_loop_destroy(loop);
-	free_env(env);
+	options_env_free(env);
 	config_free(&o.cfg);
 	return code;
 }

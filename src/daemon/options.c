@@ -24,7 +24,7 @@ enum {
 
 /* The bash completion (contrib/completion) reads the options from this text:
  * an option line is "  --name ARG  text", ARG in capitals when it takes one. */
-static void usage(FILE *out)
+static void options_usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: proctord [options] [--] program [args...]\n"
@@ -133,7 +133,7 @@ struct cmdline_value {
 	const char *opt;
 };
 
-void parse_options(int argc, char **argv, struct options *o)
+void options_parse(int argc, char **argv, struct options *o)
 {
 	static struct option long_options[CONFIG_MAX_KEYS + 9];
 	static char names[CONFIG_MAX_KEYS][32];
@@ -196,7 +196,7 @@ void parse_options(int argc, char **argv, struct options *o)
 			o->tty_foreground = 1;
 			break;
 		case 'h':
-			usage(stdout);
+			options_usage(stdout);
 			exit(0);
 		case 'V':
 			printf("proctord %s\n", PROCTOR_VERSION);
@@ -253,14 +253,14 @@ static char **env_set(char **env, size_t *n, char *entry)
 	return env;
 }
 
-void free_env(char **env)
+void options_env_free(char **env)
 {
 	for (char **e = env; *e; e++)
 		free(*e);
 	free(env);
 }
 
-char **build_env(const struct config *c)
+char **options_env(const struct config *c)
 {
 	char **env = xcalloc(1, sizeof(char *));
 	size_t n = 0;

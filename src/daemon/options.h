@@ -19,10 +19,10 @@ struct options {
 /* Parse the command line into o: the configuration file and profile first,
  * then the options over it, validated. Exits on bad usage, --help and
  * --version. */
-void parse_options(int argc, char **argv, struct options *o);
+void options_parse(int argc, char **argv, struct options *o);
 /* The program's environment: proctord's own (unless --clear-env) with the
- * --env entries over it; NULL-terminated, freed with free_env. */
-char **build_env(const struct config *c);
-void free_env(char **env);
+ * --env entries over it; NULL-terminated, freed with options_env_free. */
+char **options_env(const struct config *c);
+void options_env_free(char **env);
 
 #endif

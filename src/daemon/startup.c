@@ -19,7 +19,7 @@
 #include "supervise.h"
 #include "wiring.h"
 
-void end_signals_block(int how)
+void startup_signals_block(int how)
 {
 	sigset_t set;
 
@@ -32,7 +32,7 @@ void end_signals_block(int how)
  * one that came as the loop ended) must not cut it short. Ignoring discards
  * the pending ones too, before libev unblocks them as it stops its
  * watchers. */
-void end_signals_ignore(void)
+void startup_signals_ignore(void)
 {
 	for (int i = 0; i < SUPERVISE_N_END_SIGNALS; i++)
 		signal(supervise_end_signals[i], SIG_IGN);
@@ -40,7 +40,7 @@ void end_signals_ignore(void)
 
 /* Descriptors 0-2 must be open before anything else is: a FIFO that landed
  * on descriptor 1 would receive the program's output. */
-void ensure_stdio(void)
+void startup_stdio(void)
 {
 	int fd;
 
@@ -69,7 +69,7 @@ static void daemonize_forward(int sig)
  * the directory it sends, and exits; a set-up failure is the daemon's exit
  * code, its message already on the shared stderr. Returns the write end of
  * the readiness pipe in the daemon. */
-int daemonize(struct options *o, char **env)
+int startup_daemonize(struct options *o, char **env)
 {
 	int p[2];
 	pid_t pid;
@@ -100,7 +100,7 @@ int daemonize(struct options *o, char **env)
 			forward_pid = pid;
 			for (int i = 0; i < SUPERVISE_N_END_SIGNALS; i++)
 				sigaction(supervise_end_signals[i], &sa, NULL);
-			end_signals_block(SIG_UNBLOCK);
+			startup_signals_block(SIG_UNBLOCK);
 		}
 		/* Up to the newline, not to EOF: a program still in its set-up
 		 * (say, opening a FIFO nobody writes) holds a copy of the write
@@ -112,12 +112,12 @@ int daemonize(struct options *o, char **env)
 				got += (size_t)n;
 		buf[got] = '\0';
 		/* The daemon has its own copy of all that; this side is done. */
-		free_env(env);
+		options_env_free(env);
 		config_free(&o->cfg);
 		/* From here a signal is no longer passed on: either the daemon
 		 * got one and the sandbox is ending, or the caller gets a
 		 * directory that stays served. */
-		end_signals_block(SIG_BLOCK);
+		startup_signals_block(SIG_BLOCK);
 		if (forwarded) {
 			/* The sandbox is ending: no directory to print. */
 			pid_t w;
@@ -155,7 +155,7 @@ int daemonize(struct options *o, char **env)
 /* Started by systemd (Type=notify): tell it the FIFOs are there. The
  * protocol is one datagram on the socket $NOTIFY_SOCKET names; "@" starts an
  * abstract name. */
-void notify_systemd(const char *state)
+void startup_notify(const char *state)
 {
 	const char *path = getenv("NOTIFY_SOCKET");
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
@@ -181,7 +181,7 @@ void notify_systemd(const char *state)
  * program, which its child does (spawn.c). Only a foreground proctord may:
  * one started in the background must not take the terminal from the job
  * that has it. */
-int tty_handover(const struct options *o, const struct isolate *iso)
+int startup_tty_handover(const struct options *o, const struct isolate *iso)
 {
 	/* In a session of its own the program has no controlling terminal:
 	 * it reads the terminal without job control, in any group. */
@@ -191,7 +191,7 @@ int tty_handover(const struct options *o, const struct isolate *iso)
 
 /* The terminal back to proctord's group once the program's is gone (from
  * the background, hence SIGTTOU blocked). */
-void tty_take_back(void)
+void startup_tty_take_back(void)
 {
 	sigset_t ttou, old;
 
@@ -203,7 +203,7 @@ void tty_take_back(void)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
-void daemon_ready(int fd, const char *dir)
+void startup_ready(int fd, const char *dir)
 {
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 

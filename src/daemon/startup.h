@@ -10,24 +10,24 @@
 
 /* Descriptors 0-2 must be open before anything else is: a FIFO that landed
  * on descriptor 1 would receive the program's output. */
-void ensure_stdio(void);
+void startup_stdio(void);
 /* Block (SIG_BLOCK) or unblock (SIG_UNBLOCK) the signals that end the
  * sandbox (supervise_end_signals). */
-void end_signals_block(int how);
+void startup_signals_block(int how);
 /* The loop is over and the clean-up begins: ignore those signals. */
-void end_signals_ignore(void);
+void startup_signals_ignore(void);
 /* --daemonize: fork; the caller's side waits for the daemon's readiness and
  * exits. Returns the write end of the readiness pipe in the daemon. */
-int daemonize(struct options *o, char **env);
+int startup_daemonize(struct options *o, char **env);
 /* Started by systemd (Type=notify): send it state. */
-void notify_systemd(const char *state);
+void startup_notify(const char *state);
 /* --tty-foreground: whether to hand the terminal on descriptor 0 to the
  * program. */
-int tty_handover(const struct options *o, const struct isolate *iso);
+int startup_tty_handover(const struct options *o, const struct isolate *iso);
 /* The terminal back to proctord's group once the program's is gone. */
-void tty_take_back(void);
+void startup_tty_take_back(void);
 /* --daemonize: the FIFOs are served; send dir to the caller and let go of
  * its terminal and pipes. */
-void daemon_ready(int fd, const char *dir);
+void startup_ready(int fd, const char *dir);
 
 #endif
