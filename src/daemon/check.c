@@ -8,13 +8,16 @@
 #include "check.h"
 #include "config.h"
 #include "isolate.h"
+#include "log.h"
+#include "options.h"
 #include "prio.h"
 #include "spawn.h"
 #include "sysfilter.h"
+#include "version.h"
 
 /* What --check says of the identity and the filter. Returns how many
  * things cannot be honoured. */
-size_t check_isolation(const struct config *c, FILE *out, const char *prefix)
+static size_t check_isolation(const struct config *c, FILE *out, const char *prefix)
 {
 	struct isolate iso;
 	struct sysfilter f;
@@ -44,13 +47,13 @@ size_t check_isolation(const struct config *c, FILE *out, const char *prefix)
 	return n;
 }
 
-void check_mechanism(void *ctx, const struct config_key *k, char *buf, size_t len)
+static void check_mechanism(void *ctx, const struct config_key *k, char *buf, size_t len)
 {
 	cgroup_key_mechanism(ctx, k->name, buf, len);
 }
 
 /* Where each figure comes from on this machine. */
-void check_sources(const struct cgroup *cg, FILE *out)
+static void check_sources(const struct cgroup *cg, FILE *out)
 {
 	char b[600];
 
@@ -93,7 +96,7 @@ void check_sources(const struct cgroup *cg, FILE *out)
 
 /* Whether the program can run in a PID namespace of its own. Returns 1 if
  * not and --strict makes that an error. */
-size_t check_pidns(const struct config *c, FILE *out)
+static size_t check_pidns(const struct config *c, FILE *out)
 {
 	enum spawn_pidns ns = spawn_pidns_wanted();
 	int err = spawn_pidns_probe(ns);
@@ -113,4 +116,36 @@ size_t check_pidns(const struct config *c, FILE *out)
 		return 0;
 	fprintf(out, "\ncannot be honoured: a PID namespace (--strict)\n");
 	return 1;
+}
+
+int check_run(struct options *o)
+{
+	/* Static, as the sandbox's are: the cgroup state is large. */
+	static struct cgroup cg;
+	size_t n;
+
+	/* Read-only: --check changes nothing on the machine. */
+	cgroup_probe(&cg, (enum cg_mode)o->cfg.cgroup_mode, &o->cfg.limits);
+
+	printf("proctord %s: configuration check", PROCTOR_VERSION);
+	if (o->config_file)
+		printf(" of %s%s%s%s", o->config_file, o->profile ? " [" : "",
+		       o->profile ? o->profile : "", o->profile ? "]" : "");
+	printf("\n\n");
+	config_print_check(&o->cfg, stdout, check_mechanism, &cg);
+	check_sources(&cg, stdout);
+	if (cgroup_has_plan(&cg)) {
+		printf("\nset-up (nothing was changed by --check)\n");
+		cgroup_print_plan(&cg, stdout, "");
+	}
+	n = check_pidns(&o->cfg, stdout);
+	n += cgroup_unhonoured(&cg, &o->cfg.limits, NULL, NULL);
+	if (n) {
+		printf("\n");
+		cgroup_unhonoured(&cg, &o->cfg.limits, stdout, "");
+	}
+	n += check_isolation(&o->cfg, stdout, "\ncannot be honoured: ");
+	cgroup_destroy(&cg);
+	config_free(&o->cfg);
+	return n ? EXIT_SETUP : 0;
 }

@@ -4,21 +4,12 @@
 #ifndef PROCTOR_CHECK_H
 #define PROCTOR_CHECK_H
 
-#include <stddef.h>
-#include <stdio.h>
+#include "options.h"
 
-#include "cgroup.h"
-#include "config.h"
-
-/* What --check says of the identity and the filter. Returns how many
- * things cannot be honoured. */
-size_t check_isolation(const struct config *c, FILE *out, const char *prefix);
-/* config_print_check's callback: what enforces key k (ctx is the cgroup). */
-void check_mechanism(void *ctx, const struct config_key *k, char *buf, size_t len);
-/* Where each figure comes from on this machine. */
-void check_sources(const struct cgroup *cg, FILE *out);
-/* Whether the program can run in a PID namespace of its own. Returns 1 if
- * not and --strict makes that an error. */
-size_t check_pidns(const struct config *c, FILE *out);
+/* proctord --check: print the effective settings, where each came from,
+ * what enforces it, where the figures come from and what cannot be
+ * honoured; free the configuration. Returns the exit code: 0, or EXIT_SETUP
+ * if something cannot be honoured. */
+int check_run(struct options *o);
 
 #endif

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: ISC
 // proctord's command line: the options, --help, and the program's environment.
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,16 +134,13 @@ struct cmdline_value {
 	const char *opt;
 };
 
-void options_parse(int argc, char **argv, struct options *o)
+/* getopt's table: the configuration keys, then proctord's own options. */
+static const struct option *options_table(void)
 {
 	static struct option long_options[CONFIG_MAX_KEYS + 9];
 	static char names[CONFIG_MAX_KEYS][32];
-	struct cmdline_value *vals = NULL;
-	size_t nvals = 0, n = 0;
-	int c;
+	size_t n = 0;
 
-	memset(o, 0, sizeof *o);
-	config_init(&o->cfg);
 	/* Every configuration key is an option: memory_max is --memory-max. */
 	for (const struct config_key *k = config_keys; k->name; k++, n++) {
 		for (size_t i = 0; i < sizeof names[n] - 1 && k->name[i]; i++) {
@@ -164,7 +162,47 @@ void options_parse(int argc, char **argv, struct options *o)
 	long_options[n++] = (struct option){"help", no_argument, NULL, 'h'};
 	long_options[n++] = (struct option){"version", no_argument, NULL, 'V'};
 	long_options[n] = (struct option){NULL, 0, NULL, 0};
+	return long_options;
+}
 
+/* The configuration: the file's profile, then the options over it in the
+ * order given (vals), validated. Exits on an error. */
+static void options_configure(struct options *o, const struct cmdline_value *vals, size_t nvals)
+{
+	if (o->profile && !o->config_file)
+		log_fatalx(EXIT_USAGE, "--profile %s: no --config file to take it from",
+			   o->profile);
+	if (o->config_file) {
+		char err[2048];
+
+		if (config_load(&o->cfg, o->config_file, o->profile, err, sizeof err) < 0)
+			log_fatalx(EXIT_USAGE, "%s", err);
+	}
+	/* Options override the file, in the order given. */
+	for (size_t i = 0; i < nvals; i++) {
+		struct config_source src = {.origin = CONFIG_CMDLINE};
+		const char *err = config_set(&o->cfg, vals[i].key, vals[i].value, &src);
+
+		if (err)
+			log_fatalx(EXIT_USAGE, "--%s %s: %s", vals[i].opt, vals[i].value, err);
+	}
+	{
+		char err[1024];
+
+		if (config_validate(&o->cfg, err, sizeof err) < 0)
+			log_fatalx(EXIT_USAGE, "%s", err);
+	}
+}
+
+void options_parse(int argc, char **argv, struct options *o)
+{
+	const struct option *long_options = options_table();
+	struct cmdline_value *vals = NULL;
+	size_t nvals = 0;
+	int c;
+
+	memset(o, 0, sizeof *o);
+	config_init(&o->cfg);
 	/* Exact names only: --daemon is not --daemonize. */
 	if (optexact_check(argc, argv, "hV", long_options, "proctord", "proctord --help", stderr) <
 	    0)
@@ -206,29 +244,8 @@ void options_parse(int argc, char **argv, struct options *o)
 			exit(EXIT_USAGE);
 		}
 	}
-	if (o->profile && !o->config_file)
-		log_fatalx(EXIT_USAGE, "--profile %s: no --config file to take it from", o->profile);
-	if (o->config_file) {
-		char err[2048];
-
-		if (config_load(&o->cfg, o->config_file, o->profile, err, sizeof err) < 0)
-			log_fatalx(EXIT_USAGE, "%s", err);
-	}
-	/* Options override the file, in the order given. */
-	for (size_t i = 0; i < nvals; i++) {
-		struct config_source src = {.origin = CONFIG_CMDLINE};
-		const char *err = config_set(&o->cfg, vals[i].key, vals[i].value, &src);
-
-		if (err)
-			log_fatalx(EXIT_USAGE, "--%s %s: %s", vals[i].opt, vals[i].value, err);
-	}
+	options_configure(o, vals, nvals);
 	free(vals);
-	{
-		char err[1024];
-
-		if (config_validate(&o->cfg, err, sizeof err) < 0)
-			log_fatalx(EXIT_USAGE, "%s", err);
-	}
 	if (optind >= argc && !o->check)
 		log_fatalx(EXIT_USAGE, "no program given; try 'proctord --help'");
 	o->argv = argv + optind;
@@ -287,4 +304,13 @@ char **options_env(const struct config *c)
 		}
 	}
 	return env;
+}
+
+void options_warnings(const struct options *o)
+{
+	char err[3 * PATH_MAX];
+
+	for (const struct config_key *k = config_keys; k->name; k++)
+		if (config_warning(&o->cfg, k, err, sizeof err))
+			log_warnx("warning: %s", err);
 }

@@ -20,6 +20,9 @@ struct options {
  * then the options over it, validated. Exits on bad usage, --help and
  * --version. */
 void options_parse(int argc, char **argv, struct options *o);
+/* What is accepted, but most likely a mistake: said once, before anything
+ * runs (on stderr, so that --check's table stays as it is). */
+void options_warnings(const struct options *o);
 /* The program's environment: proctord's own (unless --clear-env) with the
  * --env entries over it; NULL-terminated, freed with options_env_free. */
 char **options_env(const struct config *c);

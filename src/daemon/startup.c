@@ -6,7 +6,10 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdnoreturn.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -65,10 +68,66 @@ static void daemonize_forward(int sig)
 	errno = saved;
 }
 
-/* --daemonize: the caller waits on a pipe until the daemon is ready, prints
- * the directory it sends, and exits; a set-up failure is the daemon's exit
- * code, its message already on the shared stderr. Returns the write end of
- * the readiness pipe in the daemon. */
+/* --daemonize, the caller's side: wait on the pipe's read end fd until the
+ * daemon (pid) is ready, print the directory it sends, and exit; a set-up
+ * failure is the daemon's exit code, its message already on the shared
+ * stderr. */
+static noreturn void daemonize_caller(pid_t pid, int fd, struct options *o, char **env)
+{
+	char buf[4096] = {0};
+	size_t got = 0;
+	ssize_t n;
+	int st;
+
+	/* The daemon owns the cgroups and the report now. */
+	wiring_disown();
+	/* A signal to this side during the set-up (pending ones included: the
+	 * daemon did not inherit them) is meant for proctord: the daemon gets
+	 * it, ends the sandbox, and its exit status is ours. */
+	{
+		struct sigaction sa = {.sa_handler = daemonize_forward};
+
+		sigemptyset(&sa.sa_mask);
+		forward_pid = pid;
+		for (int i = 0; i < SUPERVISE_N_END_SIGNALS; i++)
+			sigaction(supervise_end_signals[i], &sa, NULL);
+		startup_signals_block(SIG_UNBLOCK);
+	}
+	/* Up to the newline, not to EOF: a program still in its set-up (say,
+	 * opening a FIFO nobody writes) holds a copy of the write end until
+	 * its execve. */
+	while (got < sizeof buf - 1 && (got == 0 || buf[got - 1] != '\n') &&
+	       ((n = read(fd, buf + got, sizeof buf - 1 - got)) > 0 || (n < 0 && errno == EINTR)))
+		if (n > 0)
+			got += (size_t)n;
+	buf[got] = '\0';
+	/* The daemon has its own copy of all that; this side is done. */
+	options_env_free(env);
+	config_free(&o->cfg);
+	/* From here a signal is no longer passed on: either the daemon got one
+	 * and the sandbox is ending, or the caller gets a directory that stays
+	 * served. */
+	startup_signals_block(SIG_BLOCK);
+	if (forwarded) {
+		/* The sandbox is ending: no directory to print. */
+		pid_t w;
+
+		do
+			w = waitpid(pid, &st, 0);
+		while (w < 0 && errno == EINTR);
+		exit(w == pid && WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_INTERNAL);
+	}
+	if (got > 0 && buf[got - 1] == '\n') {
+		fputs(buf, stdout);
+		exit(fflush(stdout) == 0 ? 0 : EXIT_SETUP);
+	}
+	if (waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) != 0)
+		exit(WEXITSTATUS(st));
+	exit(EXIT_SETUP);
+}
+
+/* --daemonize: fork; the caller's side is daemonize_caller. Returns the
+ * write end of the readiness pipe in the daemon. */
 int startup_daemonize(struct options *o, char **env)
 {
 	int p[2];
@@ -80,60 +139,8 @@ int startup_daemonize(struct options *o, char **env)
 	if (pid < 0)
 		log_fatal(EXIT_SETUP, "fork");
 	if (pid > 0) {
-		char buf[4096] = {0};
-		size_t got = 0;
-		ssize_t n;
-		int st;
-
 		close(p[1]);
-		/* The daemon owns the cgroups and the report now. */
-		exit_cgroup = NULL;
-		exit_report = NULL;
-		/* A signal to this side during the set-up (pending ones
-		 * included: the daemon did not inherit them) is meant for
-		 * proctord: the daemon gets it, ends the sandbox, and its exit
-		 * status is ours. */
-		{
-			struct sigaction sa = {.sa_handler = daemonize_forward};
-
-			sigemptyset(&sa.sa_mask);
-			forward_pid = pid;
-			for (int i = 0; i < SUPERVISE_N_END_SIGNALS; i++)
-				sigaction(supervise_end_signals[i], &sa, NULL);
-			startup_signals_block(SIG_UNBLOCK);
-		}
-		/* Up to the newline, not to EOF: a program still in its set-up
-		 * (say, opening a FIFO nobody writes) holds a copy of the write
-		 * end until its execve. */
-		while (got < sizeof buf - 1 && (got == 0 || buf[got - 1] != '\n') &&
-		       ((n = read(p[0], buf + got, sizeof buf - 1 - got)) > 0 ||
-			(n < 0 && errno == EINTR)))
-			if (n > 0)
-				got += (size_t)n;
-		buf[got] = '\0';
-		/* The daemon has its own copy of all that; this side is done. */
-		options_env_free(env);
-		config_free(&o->cfg);
-		/* From here a signal is no longer passed on: either the daemon
-		 * got one and the sandbox is ending, or the caller gets a
-		 * directory that stays served. */
-		startup_signals_block(SIG_BLOCK);
-		if (forwarded) {
-			/* The sandbox is ending: no directory to print. */
-			pid_t w;
-
-			do
-				w = waitpid(pid, &st, 0);
-			while (w < 0 && errno == EINTR);
-			exit(w == pid && WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_INTERNAL);
-		}
-		if (got > 0 && buf[got - 1] == '\n') {
-			fputs(buf, stdout);
-			exit(fflush(stdout) == 0 ? 0 : EXIT_SETUP);
-		}
-		if (waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) != 0)
-			exit(WEXITSTATUS(st));
-		exit(EXIT_SETUP);
+		daemonize_caller(pid, p[0], o, env);
 	}
 	close(p[0]);
 	if (setsid() < 0)
@@ -218,4 +225,23 @@ void startup_ready(int fd, const char *dir)
 		close(null);
 	}
 	log_set_quiet(1);
+}
+
+int startup_supervisor(void)
+{
+	int nice_value;
+
+	/* A client gone mid-answer is EPIPE, not death. */
+	signal(SIGPIPE, SIG_IGN);
+	/* Orphans of the program come back to proctord, not to init, so the
+	 * whole tree can be measured and killed. */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+		log_fatal(EXIT_SETUP, "PR_SET_CHILD_SUBREAPER");
+	/* The program gets the caller's nice value back (prio_raise changes
+	 * proctord's own). */
+	errno = 0;
+	nice_value = getpriority(PRIO_PROCESS, 0);
+	if (errno != 0)
+		nice_value = 0;
+	return nice_value;
 }

@@ -19,6 +19,10 @@ void startup_signals_ignore(void);
 /* --daemonize: fork; the caller's side waits for the daemon's readiness and
  * exits. Returns the write end of the readiness pipe in the daemon. */
 int startup_daemonize(struct options *o, char **env);
+/* proctord as a supervisor: SIGPIPE ignored, the subreaper of the
+ * program's orphans. Returns the caller's nice value, which the program
+ * gets back. Exits on failure. */
+int startup_supervisor(void);
 /* Started by systemd (Type=notify): send it state. */
 void startup_notify(const char *state);
 /* --tty-foreground: whether to hand the terminal on descriptor 0 to the

@@ -1,33 +1,24 @@
 // SPDX-License-Identifier: ISC
-// From the configuration to a running sandbox: what proctord removes at any
-// exit, the caller's descriptors, pids.max without an init, the --report file.
+// From the configuration to a running sandbox: the identity, the filter, the
+// caller's descriptors, the --report file, the cgroups, the directory and its
+// FIFOs, the output pipes, the program and its supervisor; each step with
+// its clean-up.
 #ifndef PROCTOR_WIRING_H
 #define PROCTOR_WIRING_H
 
+#include <ev.h>
 #include <stdint.h>
 
 #include "cgroup.h"
-#include "config.h"
+#include "fifo.h"
 #include "isolate.h"
+#include "options.h"
 #include "output.h"
-#include "report.h"
+#include "prio.h"
+#include "sbdir.h"
+#include "spawn.h"
 #include "supervise.h"
-
-/* The sandbox's cgroups, removed at any exit of this process (a set-up
- * failure ends in exit()); NULL once handed over or gone. */
-extern struct cgroup *exit_cgroup;
-void remove_cgroup_at_exit(void);
-/* The --report file, opened before the program starts: its temporary file
- * is removed at any exit of this process; NULL once handed over. */
-extern struct report_file report, *exit_report;
-void remove_report_at_exit(void);
-
-/* path is /dev/fd/N (or /proc/self/fd/N) and N an open descriptor that
- * proctord inherited: a copy of it, kept out of 0-2, or -1. */
-int inherited_fd(const char *path);
-/* Whether path is /dev/fd/N (or /proc/self/fd/N) for the file that is also
- * standard output. */
-int fd_path_is_stdout(const char *path);
+#include "sysfilter.h"
 
 /* What the --report file is written from, once the sandbox has ended. */
 struct finish_ctx {
@@ -40,14 +31,64 @@ struct finish_ctx {
 	int init_counted; /* the PID namespace's init is one of the cgroup's processes */
 };
 
-/* pids.max without the room for an init (spawn's pidns_fallback). */
-extern struct pids_fix {
-	struct cgroup *cg;
-	uint64_t pids;
-} pids_fix;
+/* What proctord sets up for its sandbox, in the order it does. main holds
+ * one, static: the exit handlers may use it after main has returned. */
+struct sandbox {
+	struct options *o;
+	/* wiring_prepare */
+	struct isolate iso;
+	struct sysfilter filter;
+	int in_fd, out_fd, err_fd; /* the caller's /dev/fd/N, or -1 */
+	/* wiring_cgroups */
+	struct cgroup cg;
+	/* main: options_env, startup_daemonize, startup_supervisor */
+	char **env;
+	int ready_fd; /* --daemonize: the readiness pipe, else -1 */
+	int nice_value;
+	/* wiring_serve */
+	struct ev_loop *loop;
+	struct prio prio;
+	struct sbdir dir;
+	struct fifo fifo;
+	/* wiring_start */
+	struct spawn_config sc;
+	int join_fds[CG_MAX_HIER];
+	const char *join_paths[CG_MAX_HIER];
+	struct output output, *out; /* out: &output with --output-limit, else NULL */
+	int filter_sv[2];	    /* the seccomp listener's socket pair, or -1 */
+	struct spawn_child child;
+	uint64_t start_us;
+	/* wiring_supervise */
+	struct supervisor sv;
+	struct finish_ctx fin;
+};
 
-int pids_without_init(void *ctx);
-/* Write the --report file (ctx is a struct finish_ctx). */
-void write_report(void *ctx);
+/* The identity (a refusal comes before any cgroup is touched), the system
+ * call filter, copies of the caller's /dev/fd/N for the program's stdio, and
+ * the --report file, found writable now rather than once the program has
+ * run. Exits on failure. */
+void wiring_prepare(struct sandbox *sb, struct options *o);
+void wiring_prepare_free(struct sandbox *sb);
+/* The cgroups with their limits, removed at any exit from now on. Returns
+ * 0, or EXIT_SETUP when --strict refuses a limit that is not enforced;
+ * exits on a failure. */
+int wiring_cgroups(struct sandbox *sb);
+void wiring_cgroups_remove(struct sandbox *sb);
+/* --daemonize's caller side: the daemon owns the cgroups and the report. */
+void wiring_disown(void);
+/* The event loop, proctord's priority, the directory and its FIFOs (the
+ * directory printed when proctord made it up). Exits on failure. */
+void wiring_serve(struct sandbox *sb);
+void wiring_serve_close(struct sandbox *sb);
+/* The output pipes, the filter's socket, and the program. Exits on
+ * failure. */
+void wiring_start(struct sandbox *sb);
+void wiring_output_close(struct sandbox *sb);
+/* The supervisor over the program, and the --report file at its end.
+ * Returns 0, or EXIT_SETUP once the program is killed for want of it. */
+int wiring_supervise(struct sandbox *sb);
+/* Once the loop is over: the terminal back, the report, and proctord's
+ * exit code. */
+int wiring_result(struct sandbox *sb);
 
 #endif
