@@ -105,6 +105,25 @@ static const char *parse_number(const char *s, uint64_t *whole, uint64_t *frac, 
 	return s;
 }
 
+/* What every parser does first: s missing, or "unlimited" (then *out is
+ * UNITS_UNLIMITED). Returns 1 when s is settled, with *err NULL or the
+ * error, else 0. */
+static int parse_unlimited(const char *s, int allow_unlimited, uint64_t *out, const char **err)
+{
+	*err = NULL;
+	if (!s) {
+		*err = "empty value";
+		return 1;
+	}
+	if (!is_unlimited(s))
+		return 0;
+	if (!allow_unlimited)
+		*err = "\"unlimited\" is not accepted here";
+	else
+		*out = UNITS_UNLIMITED;
+	return 1;
+}
+
 static const char *parse_with_units(const char *s, int allow_unlimited, const struct unit *units,
 				    const char *unit_help, uint64_t *out)
 {
@@ -113,14 +132,8 @@ static const char *parse_with_units(const char *s, int allow_unlimited, const st
 	const struct unit *u;
 	size_t n;
 
-	if (!s)
-		return "empty value";
-	if (is_unlimited(s)) {
-		if (!allow_unlimited)
-			return "\"unlimited\" is not accepted here";
-		*out = UNITS_UNLIMITED;
-		return NULL;
-	}
+	if (parse_unlimited(s, allow_unlimited, out, &err))
+		return err;
 	s = skip_space(s);
 	if (*s == '\0')
 		return "empty value";
@@ -195,16 +208,11 @@ const char *units_parse_cpus(const char *s, int allow_unlimited, uint64_t *out_m
 
 const char *units_parse_count(const char *s, int allow_unlimited, uint64_t *out)
 {
+	const char *err;
 	uint64_t v = 0;
 
-	if (!s)
-		return "empty value";
-	if (is_unlimited(s)) {
-		if (!allow_unlimited)
-			return "\"unlimited\" is not accepted here";
-		*out = UNITS_UNLIMITED;
-		return NULL;
-	}
+	if (parse_unlimited(s, allow_unlimited, out, &err))
+		return err;
 	s = skip_space(s);
 	if (*s == '-')
 		return "negative values are not accepted";

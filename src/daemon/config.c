@@ -621,36 +621,33 @@ static void config_apply_section(struct config *c, const struct ini_state *st, c
 	}
 }
 
-int config_load(struct config *c, const char *file, const char *profile, char *err,
-		size_t errlen)
+/* Read and parse file into st (memset to 0 by the caller; its entries are
+ * the caller's to free, also on failure). Returns 0, or -1 with err. */
+static int config_read_file(struct ini_state *st, const char *file, char *err, size_t errlen)
 {
-	struct ini_state st;
-	const char *chain[64];
-	size_t depth = 0;
 	int rc;
 
-	memset(&st, 0, sizeof st);
-	st.f = fopen(file, "re");
-	if (!st.f) {
+	st->f = fopen(file, "re");
+	if (!st->f) {
 		snprintf(err, errlen, "%s: %s", file, strerror(errno));
 		return -1;
 	}
-	rc = ini_parse_stream(config_reader, &st, config_handler, &st);
-	fclose(st.f);
-	if (st.read_errno) {
-		snprintf(err, errlen, "%s: cannot read it: %s", file, strerror(st.read_errno));
-		goto fail;
+	rc = ini_parse_stream(config_reader, st, config_handler, st);
+	fclose(st->f);
+	if (st->read_errno) {
+		snprintf(err, errlen, "%s: cannot read it: %s", file, strerror(st->read_errno));
+		return -1;
 	}
-	if (st.nul_line && (rc == 0 || (unsigned)rc >= st.nul_line) &&
-	    (!st.long_line || st.nul_line <= st.long_line)) {
+	if (st->nul_line && (rc == 0 || (unsigned)rc >= st->nul_line) &&
+	    (!st->long_line || st->nul_line <= st->long_line)) {
 		snprintf(err, errlen, "%s:%u: a NUL byte in the line (the file must be text)", file,
-			 st.nul_line);
-		goto fail;
+			 st->nul_line);
+		return -1;
 	}
-	if (st.long_line && (rc == 0 || (unsigned)rc > st.long_line)) {
+	if (st->long_line && (rc == 0 || (unsigned)rc > st->long_line)) {
 		snprintf(err, errlen, "%s:%u: line too long (at most %d characters)", file,
-			 st.long_line, INI_MAX_LINE - 2);
-		goto fail;
+			 st->long_line, INI_MAX_LINE - 2);
+		return -1;
 	}
 	if (rc != 0) {
 		snprintf(err, errlen,
@@ -658,8 +655,21 @@ int config_load(struct config *c, const char *file, const char *profile, char *e
 				  "comment starting with ; or #"
 				: "%s: cannot read the file (%d)",
 			 file, rc);
-		goto fail;
+		return -1;
 	}
+	return 0;
+}
+
+int config_load(struct config *c, const char *file, const char *profile, char *err,
+		size_t errlen)
+{
+	struct ini_state st;
+	const char *chain[64];
+	size_t depth = 0;
+
+	memset(&st, 0, sizeof st);
+	if (config_read_file(&st, file, err, errlen) < 0)
+		goto fail;
 	if (config_check_entries(&st, file, err, errlen) < 0)
 		goto fail;
 

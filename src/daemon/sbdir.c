@@ -74,30 +74,88 @@ static int sbdir_descend(char *where, size_t size, const char *name)
 	return 0;
 }
 
+/* path, made absolute: an allocated string, or NULL with err (what names
+ * path in messages). */
+static char *sbdir_absolute(const char *path, const char *what, char *err, size_t errlen)
+{
+	char cwd[PATH_MAX];
+	char *abs;
+
+	if (path[0] == '/')
+		return xstrdup(path);
+	/* A relative path goes through the working directory's. */
+	if (!getcwd(cwd, sizeof cwd)) {
+		snprintf(err, errlen, "%s: the working directory: %s", what, strerror(errno));
+		return NULL;
+	}
+	xasprintf(&abs, "%s/%s", cwd, path);
+	return abs;
+}
+
+/* Whether the symbolic link name, in the directory dirfd (at where), may be
+ * followed. Returns 0, or -1 with err. */
+static int sbdir_link_trusted(int dirfd, const char *where, const char *name, const char *what,
+			      char *err, size_t errlen)
+{
+	struct stat st;
+
+	/* Its directory is checked, so the link is what it was, unless it is
+	 * another user's in a sticky directory: they may replace it at any
+	 * time (clients follow it by its path), whatever
+	 * fs.protected_symlinks says. */
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		snprintf(err, errlen, "%s: cannot stat %s%s%s: %s", what, where,
+			 strcmp(where, "/") ? "/" : "", name, strerror(errno));
+		return -1;
+	}
+	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		snprintf(err, errlen,
+			 "%s: %s%s%s is a symbolic link of uid %u, neither root nor "
+			 "proctord's uid %u: its owner could point it elsewhere; "
+			 "refusing it",
+			 what, where, strcmp(where, "/") ? "/" : "", name, (unsigned)st.st_uid,
+			 (unsigned)geteuid());
+		return -1;
+	}
+	return 0;
+}
+
+/* The next component of the path rest from *off into name (NAME_MAX + 1
+ * bytes), "." passed over. Returns 1, 0 at the end of the path, or -1 if the
+ * component is longer than NAME_MAX. */
+static int sbdir_next_name(const char *rest, size_t *off, char *name)
+{
+	size_t len;
+
+	for (;;) {
+		*off += strspn(rest + *off, "/");
+		if (!rest[*off])
+			return 0;
+		len = strcspn(rest + *off, "/");
+		if (len > NAME_MAX)
+			return -1;
+		memcpy(name, rest + *off, len);
+		name[len] = '\0';
+		*off += len;
+		if (strcmp(name, ".") != 0)
+			return 1;
+	}
+}
+
 /* The directory path, opened after checking every directory from / to it
  * (what names path in messages). Returns a descriptor, or -1 with err. */
 static int sbdir_open_chain(const char *path, const char *what, int check_dirs, char *err,
 			    size_t errlen)
 {
 	char where[PATH_MAX + 1] = "/", why[300], name[NAME_MAX + 1], target[PATH_MAX];
-	char *rest = NULL;
+	char *rest;
 	size_t off = 0;
 	int fd, links = 0;
 	struct stat st;
 
-	if (path[0] == '/') {
-		rest = xstrdup(path);
-	} else {
-		char cwd[PATH_MAX];
-
-		/* A relative path goes through the working directory's. */
-		if (!getcwd(cwd, sizeof cwd)) {
-			snprintf(err, errlen, "%s: the working directory: %s", what,
-				 strerror(errno));
-			return -1;
-		}
-		xasprintf(&rest, "%s/%s", cwd, path);
-	}
+	rest = sbdir_absolute(path, what, err, errlen);
+	if (!rest)
+		return -1;
 	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		snprintf(err, errlen, "%s: cannot open /: %s", what, strerror(errno));
@@ -105,9 +163,8 @@ static int sbdir_open_chain(const char *path, const char *what, int check_dirs, 
 	}
 	for (;;) {
 		const char *distrust;
-		size_t len;
 		ssize_t n;
-		int next, saved;
+		int next, saved, got;
 
 		if (fstat(fd, &st) < 0) {
 			snprintf(err, errlen, "%s: cannot stat %s: %s", what, where,
@@ -120,45 +177,22 @@ static int sbdir_open_chain(const char *path, const char *what, int check_dirs, 
 			goto fail;
 		}
 	again:
-		off += strspn(rest + off, "/");
-		if (!rest[off])
+		got = sbdir_next_name(rest, &off, name);
+		if (got == 0)
 			break;
-		len = strcspn(rest + off, "/");
-		if (len > NAME_MAX) {
+		if (got < 0) {
 			snprintf(err, errlen, "%s: a component of the path is longer than %d bytes",
 				 what, NAME_MAX);
 			goto fail;
 		}
-		memcpy(name, rest + off, len);
-		name[len] = '\0';
-		off += len;
-		if (strcmp(name, ".") == 0)
-			goto again;
 		next = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		saved = errno;
 		if (next < 0 && (saved == ELOOP || saved == ENOTDIR) &&
 		    (n = readlinkat(fd, name, target, sizeof target)) >= 0) {
 			char *more;
 
-			/* Its directory is checked, so the link is what it was,
-			 * unless it is another user's in a sticky directory:
-			 * they may replace it at any time (clients follow it
-			 * by its path), whatever fs.protected_symlinks says. */
-			if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-				snprintf(err, errlen, "%s: cannot stat %s%s%s: %s", what, where,
-					 strcmp(where, "/") ? "/" : "", name, strerror(errno));
+			if (sbdir_link_trusted(fd, where, name, what, err, errlen) < 0)
 				goto fail;
-			}
-			if (st.st_uid != 0 && st.st_uid != geteuid()) {
-				snprintf(
-				    err, errlen,
-				    "%s: %s%s%s is a symbolic link of uid %u, neither root nor "
-				    "proctord's uid %u: its owner could point it elsewhere; "
-				    "refusing it",
-				    what, where, strcmp(where, "/") ? "/" : "", name,
-				    (unsigned)st.st_uid, (unsigned)geteuid());
-				goto fail;
-			}
 			if (++links > SBDIR_MAX_LINKS || (size_t)n >= sizeof target) {
 				snprintf(err, errlen, "%s: %s/%s: %s", what, where, name,
 					 strerror(ELOOP));

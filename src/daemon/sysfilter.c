@@ -188,17 +188,32 @@ void sysfilter_free(struct sysfilter *f)
 	memset(f, 0, sizeof *f);
 }
 
+/* The message that carries the listener from the child to proctord: one
+ * byte, and room for one descriptor (SCM_RIGHTS). */
+struct sysfilter_fdmsg {
+	struct iovec iov;
+	struct msghdr msg;
+	char byte;
+	_Alignas(struct cmsghdr) char buf[CMSG_SPACE(sizeof(int))];
+};
+
+static void sysfilter_fdmsg_init(struct sysfilter_fdmsg *m, char byte)
+{
+	memset(m, 0, sizeof *m);
+	m->byte = byte;
+	m->iov.iov_base = &m->byte;
+	m->iov.iov_len = 1;
+	m->msg.msg_iov = &m->iov;
+	m->msg.msg_iovlen = 1;
+	m->msg.msg_control = m->buf;
+	m->msg.msg_controllen = sizeof m->buf;
+}
+
 int sysfilter_child_load(const struct sysfilter *f, int sock, const char **what)
 {
 	struct sock_fprog prog = {.len = f->len, .filter = f->insns};
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov;
-	struct msghdr msg;
+	struct sysfilter_fdmsg m;
 	struct cmsghdr *cm;
-	char byte = 'L';
 	long listener;
 
 	/* PR_SET_NO_NEW_PRIVS is set already: no privilege is needed. */
@@ -212,20 +227,13 @@ int sysfilter_child_load(const struct sysfilter *f, int sock, const char **what)
 	/* Without its listener in proctord, a denied call would fail with
 	 * ENOSYS and the program would go on: fail closed instead. */
 	*what = "seccomp listener";
-	memset(&msg, 0, sizeof msg);
-	memset(&u, 0, sizeof u);
-	iov.iov_base = &byte;
-	iov.iov_len = 1;
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = u.buf;
-	msg.msg_controllen = sizeof u.buf;
-	cm = CMSG_FIRSTHDR(&msg);
+	sysfilter_fdmsg_init(&m, 'L');
+	cm = CMSG_FIRSTHDR(&m.msg);
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(cm), &(int){(int)listener}, sizeof(int));
-	if (sendmsg(sock, &msg, MSG_NOSIGNAL) != 1) {
+	if (sendmsg(sock, &m.msg, MSG_NOSIGNAL) != 1) {
 		int saved = errno;
 
 		close((int)listener);
@@ -280,28 +288,16 @@ static void sysfilter_listener_cb(struct ev_loop *loop, ev_io *w_, int revents)
 static void sysfilter_sock_cb(struct ev_loop *loop, ev_io *w_, int revents)
 {
 	struct sysfilter_watch *w = w_->data;
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov;
-	struct msghdr msg;
+	struct sysfilter_fdmsg m;
 	struct cmsghdr *cm;
-	char byte;
 	ssize_t n;
 
-	memset(&msg, 0, sizeof msg);
-	iov.iov_base = &byte;
-	iov.iov_len = 1;
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = u.buf;
-	msg.msg_controllen = sizeof u.buf;
-	n = recvmsg(w->sock, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	sysfilter_fdmsg_init(&m, 0);
+	n = recvmsg(w->sock, &m.msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n > 0) {
-		for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+		for (cm = CMSG_FIRSTHDR(&m.msg); cm; cm = CMSG_NXTHDR(&m.msg, cm)) {
 			int fd;
 
 			if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)

@@ -18,19 +18,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 PROCTOR=$(realpath "${PROCTOR:-$(dirname "$PROCTORD")/proctor}")
 
-if [ -n "${PROCTOR_TEST_SCOPE:-}" ]; then
-	real_proctord=$PROCTORD
-	PROCTORD="$T/proctord-in-scope"
-	cat >"$PROCTORD" <<EOF
-#!/bin/bash
-d="$PROCTOR_TEST_SCOPE/pd.$$.\$\$.\$RANDOM"
-mkdir "\$d" && echo \$\$ > "\$d/cgroup.procs" || exit 3
-exec "$real_proctord" "\$@"
-EOF
-	chmod 755 "$PROCTORD"
-	export PROCTORD
-fi
-
+pd_in_scope
 
 check_out=$("$PROCTORD" --check --memory-max 64MiB 2>&1)
 if ! grep -Eq '^memory_max +64MiB +command line +cgroup[12] memory' <<<"$check_out"; then

@@ -19,21 +19,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 # With a scope parent, proctord starts alone in a cgroup of its own.
-if [ -n "${PROCTOR_TEST_SCOPE:-}" ]; then
-	scope_seq=0
-	real_proctord=$PROCTORD
-	PROCTORD="$T/proctord-in-scope"
-	cat >"$PROCTORD" <<EOF
-#!/bin/bash
-d="$PROCTOR_TEST_SCOPE/pd.$$.\$\$.\$RANDOM"
-mkdir "\$d" && echo \$\$ > "\$d/cgroup.procs" || exit 3
-exec "$real_proctord" "\$@"
-EOF
-	chmod 755 "$PROCTORD"
-	# pd_pid finds proctord by its executable: the real one.
-	eval "lib_$(declare -f pd_pid)"
-	pd_pid() { PROCTORD=$real_proctord lib_pd_pid "$@"; }
-fi
+pd_in_scope
 
 check_out=$("$PROCTORD" --check --memory-max 64MiB --pids 64 2>&1)
 diag "$check_out"

@@ -320,6 +320,28 @@ pd_pid() {
 	return 1
 }
 
+# pd_in_scope: with $PROCTOR_TEST_SCOPE (a cgroup delegated to the tests, as
+# tests/vm makes), PROCTORD becomes a wrapper that starts each proctord alone
+# in a fresh cgroup below it, the way `systemd-run --scope -p Delegate=yes`
+# would; $real_proctord is the binary, which pd_pid still finds. Without
+# the variable, nothing changes.
+pd_in_scope() {
+	[ -n "${PROCTOR_TEST_SCOPE:-}" ] || return 0
+	real_proctord=$PROCTORD
+	PROCTORD="$T/proctord-in-scope"
+	cat >"$PROCTORD" <<EOF
+#!/bin/bash
+d="$PROCTOR_TEST_SCOPE/pd.$$.\$\$.\$RANDOM"
+mkdir "\$d" && echo \$\$ > "\$d/cgroup.procs" || exit 3
+exec "$real_proctord" "\$@"
+EOF
+	chmod 755 "$PROCTORD"
+	export PROCTORD
+	# pd_pid finds proctord by its executable: the real one.
+	eval "lib_$(declare -f pd_pid)"
+	pd_pid() { PROCTORD=$real_proctord lib_pd_pid "$@"; }
+}
+
 # --- proving a tree is dead ----------------------------------------------------
 
 # The tree helper's processes each hold LOCK_SH on the file; only their deaths

@@ -127,7 +127,7 @@ refused_config() {
 	local desc=$1 re=$2
 	shift 2
 	rm -f "$T/ran"
-	timeout "$T_OP" "$PROCTORD" --dir "$T/conf-sb" "$@" -- sh -c ': >"$0"' "$T/ran" \
+	timeout "$T_OP" "$PROCTORD" --dir "$T/refused-sb" "$@" -- sh -c ': >"$0"' "$T/ran" \
 		>"$T/out" 2>"$T/err" </dev/null
 	check_eq "$desc: exit code 2" 2 "$?"
 	errors_only "$T/err"
@@ -148,18 +148,12 @@ check_eq "...while a last line without a newline is read" "exited 0" "$ANS_STATU
 
 # --- --report ------------------------------------------------------------------
 
-# refused_report DESCRIPTION ERE ARGS...: exit 2 before the program runs.
+# refused_report DESCRIPTION ERE ARGS...: exit 2 before the program runs,
+# the line starting with "--report".
 refused_report() {
 	local desc=$1 re=$2
 	shift 2
-	rm -f "$T/ran"
-	timeout "$T_OP" "$PROCTORD" --dir "$T/rep-sb" "$@" -- sh -c ': >"$0"' "$T/ran" \
-		>"$T/out" 2>"$T/err" </dev/null
-	check_eq "$desc: exit code 2" 2 "$?"
-	errors_only "$T/err"
-	check_re "...one line saying why" "^proctord: --report $re" "$(cat "$T/err")"
-	check "...only one line" one_line "$T/err"
-	check "...and the program did not run" test ! -e "$T/ran"
+	refused_config "$desc" "--report $re" "$@"
 }
 
 echo victim >"$T/victim"

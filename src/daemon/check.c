@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: ISC
+// proctord --check: the effective settings, their sources and what enforces
+// them, printed without changing anything on the machine.
+#include <stdio.h>
+#include <string.h>
+
+#include "cgroup.h"
+#include "check.h"
+#include "config.h"
+#include "isolate.h"
+#include "log.h"
+#include "options.h"
+#include "prio.h"
+#include "spawn.h"
+#include "sysfilter.h"
+#include "version.h"
+
+/* What --check says of the identity and the filter. Returns how many
+ * things cannot be honoured. */
+static size_t check_isolation(const struct config *c, FILE *out, const char *prefix)
+{
+	struct isolate iso;
+	struct sysfilter f;
+	char err[512];
+	size_t n = 0;
+
+	if (c->seccomp || c->seccomp_errno) {
+		fprintf(out, "\n%-14s %s, %s", "seccomp denies", sysfilter_denied[0],
+			sysfilter_denied[1]);
+		for (size_t i = 2; sysfilter_denied[i]; i++)
+			fprintf(out, ", %s", sysfilter_denied[i]);
+		for (size_t i = 0; sysfilter_denied_args[i]; i++)
+			fprintf(out, ", %s", sysfilter_denied_args[i]);
+		fprintf(out, "\n%-14s %s\n", "seccomp action",
+			c->seccomp_errno ? "the call fails with EPERM"
+					 : "proctord is notified and kills the tree (killed syscall: NAME)");
+		if (sysfilter_build(&f, c->seccomp_errno, err, sizeof err) < 0) {
+			fprintf(out, "%s%s\n", prefix, err);
+			n++;
+		}
+		sysfilter_free(&f);
+	}
+	if (isolate_prepare(&iso, c, err, sizeof err) < 0) {
+		fprintf(out, "%s%s\n", prefix, err);
+		n++;
+	}
+	return n;
+}
+
+static void check_mechanism(void *ctx, const struct config_key *k, char *buf, size_t len)
+{
+	cgroup_key_mechanism(ctx, k->name, buf, len);
+}
+
+/* Where each figure comes from on this machine. */
+static void check_sources(const struct cgroup *cg, FILE *out)
+{
+	char b[600];
+
+	fprintf(out, "\n%-14s %s\n", "figure", "source");
+	fprintf(out, "%-14s %s\n", "cpu",
+		cgroup_role_source(cg, CG_ROLE_CPU, b, sizeof b)
+			? b
+			: "CPU clocks of the live processes (/proc) + rusage of the reaped ones");
+	fprintf(out, "%-14s %s\n", "memory", "sum of /proc/PID/statm resident over the live tree");
+	fprintf(out, "%-14s %s\n", "peak_memory",
+		cgroup_role_source(cg, CG_ROLE_MEMORY, b, sizeof b)
+			? b
+			: "largest of the /proc samples and of the reaped processes' ru_maxrss");
+	fprintf(out, "%-14s %s\n", "oom_kills",
+		cgroup_has(cg, CG_ROLE_MEMORY) ? "memory.events / memory.oom_control oom_kill"
+					       : "not available without a memory cgroup");
+	fprintf(out, "%-14s %s\n", "pids_peak",
+		cgroup_has(cg, CG_ROLE_PIDS) ? "pids.peak, pids.events max"
+					     : "not available without a pids cgroup");
+	if (cgroup_role_source(cg, CG_ROLE_KILL, b, sizeof b) ||
+	    cgroup_role_source(cg, CG_ROLE_FREEZE, b, sizeof b))
+		fprintf(out, "%-14s %s%s\n", "tree kill", b,
+			cgroup_has(cg, CG_ROLE_KILL) ? "" : ", kill every listed process, thaw");
+	else if (cgroup_active(cg))
+		fprintf(out, "%-14s %s\n", "tree kill", "SIGKILL to every process in cgroup.procs");
+	else
+		fprintf(out, "%-14s %s\n", "tree kill",
+			"SIGKILL to every descendant found through /proc (proctord is a subreaper)");
+	fprintf(out, "%-14s %s\n", "cpu deadline",
+		prio_rt_permitted()
+			? "proctord SCHED_FIFO 1 (not inherited): wakes ahead of any number of "
+			  "threads; over 50 ms of its own CPU in 100 ms, nice -10 until the window ends"
+			: "proctord at nice -10 only (no CAP_SYS_NICE, RLIMIT_RTPRIO 0): may wake late "
+			  "when the tree has many more runnable threads than CPUs");
+	fprintf(out, "%-14s %s\n", "end of tree",
+		cgroup_role_source(cg, CG_ROLE_EVENTS, b, sizeof b)
+			? b
+			: (cgroup_active(cg) ? "cgroup.procs empty" : "no descendant left in /proc"));
+}
+
+/* Whether the program can run in a PID namespace of its own. Returns 1 if
+ * not and --strict makes that an error. */
+static size_t check_pidns(const struct config *c, FILE *out)
+{
+	enum spawn_pidns ns = spawn_pidns_wanted();
+	int err = spawn_pidns_probe(ns);
+
+	if (!err) {
+		fprintf(out, "%-14s %s: the program is PID 2, its parent PID 1 is proctord's init, "
+			     "which dies with proctord and takes the namespace with it\n",
+			"pid namespace",
+			ns == SPAWN_PIDNS ? "new" : "new, in a user namespace mapping only uid "
+						    "and gid to themselves");
+		return 0;
+	}
+	fprintf(out, "%-14s NOT available (%s): the program is proctord's child and may "
+		     "outlive a SIGKILLed proctord\n",
+		"pid namespace", strerror(err));
+	if (!c->strict)
+		return 0;
+	fprintf(out, "\ncannot be honoured: a PID namespace (--strict)\n");
+	return 1;
+}
+
+int check_run(struct options *o)
+{
+	/* Static, as the sandbox's are: the cgroup state is large. */
+	static struct cgroup cg;
+	size_t n;
+
+	/* Read-only: --check changes nothing on the machine. */
+	cgroup_probe(&cg, (enum cg_mode)o->cfg.cgroup_mode, &o->cfg.limits);
+
+	printf("proctord %s: configuration check", PROCTOR_VERSION);
+	if (o->config_file)
+		printf(" of %s%s%s%s", o->config_file, o->profile ? " [" : "",
+		       o->profile ? o->profile : "", o->profile ? "]" : "");
+	printf("\n\n");
+	config_print_check(&o->cfg, stdout, check_mechanism, &cg);
+	check_sources(&cg, stdout);
+	if (cgroup_has_plan(&cg)) {
+		printf("\nset-up (nothing was changed by --check)\n");
+		cgroup_print_plan(&cg, stdout, "");
+	}
+	n = check_pidns(&o->cfg, stdout);
+	n += cgroup_unhonoured(&cg, &o->cfg.limits, NULL, NULL);
+	if (n) {
+		printf("\n");
+		cgroup_unhonoured(&cg, &o->cfg.limits, stdout, "");
+	}
+	n += check_isolation(&o->cfg, stdout, "\ncannot be honoured: ");
+	cgroup_destroy(&cg);
+	config_free(&o->cfg);
+	return n ? EXIT_SETUP : 0;
+}

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: ISC
+// proctord's command line: the options, --help, and the program's environment.
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "log.h"
+#include "optexact.h"
+#include "options.h"
+#include "util.h"
+#include "version.h"
+
+enum {
+	OPT_KEY = 1000, /* + index into config_keys */
+	OPT_CONFIG = 256,
+	OPT_PROFILE,
+	OPT_CHECK,
+	OPT_DAEMONIZE,
+	OPT_TTY_FOREGROUND,
+};
+
+/* The bash completion (contrib/completion) reads the options from this text:
+ * an option line is "  --name ARG  text", ARG in capitals when it takes one. */
+static void options_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: proctord [options] [--] program [args...]\n"
+		"       proctord --check [options] [--] [program [args...]]\n"
+		"\n"
+		"Run one program under resource limits and answer waits on two FIFOs,\n"
+		"DIR/wait and DIR/status: write 1 (keep running) or 0 (terminate) to wait,\n"
+		"then read three lines from status: CPU µs, resident bytes, status.\n"
+		"\n"
+		"Configuration:\n"
+		"  --config FILE        read limits and settings from FILE (proctor.conf(5))\n"
+		"  --profile NAME       use profile [NAME] of the file (default: [default]\n"
+		"                       if the file has one); options override the file\n"
+		"  --check              print the effective settings, where each came from\n"
+		"                       and what enforces it, then exit; changes nothing\n"
+		"  --strict             a limit that cannot be honoured is an error\n"
+		"  --report FILE        write a JSON summary to FILE at the end (a new file\n"
+		"                       or a regular file of ours; - is stdout, /dev/fd/N\n"
+		"                       an open descriptor)\n"
+		"\n"
+		"Sandbox:\n"
+		"  --dir DIR            sandbox directory (created 0700 and removed at the end\n"
+		"                       if missing; default: a fresh one under\n"
+		"                       $XDG_RUNTIME_DIR or /tmp, printed on stdout)\n"
+		"  --dir-mode MODE      octal mode of a directory proctord creates (0700)\n"
+		"  --daemonize          run in the background; print the directory once the\n"
+		"                       FIFOs exist and the program has started; the program's\n"
+		"                       stdio then defaults to /dev/null\n"
+		"  --grace DURATION     time a terminating wait gives the program to end by\n"
+		"                       itself before the tree is killed (50ms)\n"
+		"  --tty-foreground     when standard input is the terminal and proctord is\n"
+		"                       in its foreground, give the terminal's foreground\n"
+		"                       to the program's process group (so it can read what\n"
+		"                       is typed); proctord takes it back at the end\n"
+		"\n"
+		"Limits (whole tree unless noted; default unlimited):\n"
+		"  --cpu-time DURATION  CPU time (user + system) of the whole tree\n"
+		"  --wall-time DURATION wall-clock time since start\n"
+		"  --address-space SIZE address space per process (RLIMIT_AS)\n"
+		"  --fsize SIZE         size of any file written, per process (RLIMIT_FSIZE)\n"
+		"  --nofile N           open descriptors per process (soft = hard)\n"
+		"  --stack SIZE         stack size per process (RLIMIT_STACK), and what\n"
+		"                       glibc reserves for each thread: it counts in\n"
+		"                       --address-space, not in --memory-max\n"
+		"  --output-limit SIZE  bytes written to stdout and stderr together: they\n"
+		"                       pass through pipes proctord drains; at the limit the\n"
+		"                       tree is killed (killed output), the bytes up to it\n"
+		"                       delivered\n"
+		"  --memory-max SIZE    memory of the tree, no swap (cgroup)\n"
+		"  --memory-high SIZE   memory above which the tree is throttled (cgroup v2)\n"
+		"  --pids N             processes and threads of the tree (cgroup)\n"
+		"  --cpus CPUS          CPU bandwidth of the tree, 1.5 or 150%% (cgroup)\n"
+		"  --cgroup MODE        cgroups to use: auto (v2, then v1 for the rest), v2,\n"
+		"                       v1, or none (rlimits and /proc only). Without a\n"
+		"                       cgroup, the cgroup limits above are a warning, or an\n"
+		"                       error with --strict\n"
+		"\n");
+	/* Two strings: C99 compilers need take only 4095 characters in one. */
+	fprintf(out,
+		"Program:\n"
+		"  --stdin FILE         standard input from FILE (a file or FIFO)\n"
+		"  --stdout FILE        standard output to FILE (created or truncated; a\n"
+		"                       FIFO waits for its reader)\n"
+		"  --stderr FILE        standard error to FILE (likewise)\n"
+		"                       /dev/fd/N in these three is descriptor N that\n"
+		"                       proctord inherited, used as it is\n"
+		"  --chdir DIR          working directory\n"
+		"  --env NAME=VALUE     set a variable; --env NAME passes proctord's own\n"
+		"  --clear-env          start from an empty environment\n"
+		"\n"
+		"Isolation (off unless asked for):\n"
+		"  --user USER          run the program as USER (name or uid; root only),\n"
+		"                       with USER's group and no supplementary groups\n"
+		"  --group GROUP        ... and as GROUP (name or gid; root only)\n"
+		"  --no-root            refuse to run the program as root\n"
+		"  --new-session        a session of its own (setsid): no TIOCSTI into the\n"
+		"                       caller's terminal\n"
+		"  --unshare-net        a network namespace of its own: only a loopback,\n"
+		"                       down, so no connection anywhere (root only)\n"
+		"  --unshare-ipc        System V IPC and POSIX queues of its own (root only)\n"
+		"  --seccomp            deny keyctl, io_uring, ptrace, mounts, module and\n"
+		"                       kexec loading, AF_VSOCK sockets, personality changes\n"
+		"                       and more: a denied call ends the tree (killed syscall:\n"
+		"                       NAME)\n"
+		"  --seccomp-errno      the same list, but a denied call fails with EPERM\n"
+		"                       and the program goes on (implies --seccomp)\n"
+		"\n"
+		"  -h, --help           this text\n"
+		"  -V, --version        the version\n"
+		"\n"
+		"DURATION: a number with us, ms, s, m or h (seconds when bare), e.g. 1.5s.\n"
+		"SIZE: a number with B, K, M, G, T (binary), KiB..TiB or KB..TB, e.g. 256MiB.\n"
+		"Limits accept \"unlimited\"; 0 is refused where it would stop the program\n"
+		"at once. A bare size is bytes (isolate counts KiB): a memory, stack or\n"
+		"file size below 1MiB is a warning.\n"
+		"\n"
+		"Exit status: 0 once the terminating wait has been answered (--check: all\n"
+		"asked for can be honoured); 1 internal error; 2 usage or configuration\n"
+		"error; 3 set-up failure (--check: something cannot be honoured); 4 ended\n"
+		"by SIGTERM, SIGINT, SIGHUP or SIGQUIT. The protocol: proctor-protocol(7).\n");
+}
+
+struct cmdline_value {
+	const struct config_key *key;
+	const char *value;
+	const char *opt;
+};
+
+/* getopt's table: the configuration keys, then proctord's own options. */
+static const struct option *options_table(void)
+{
+	static struct option long_options[CONFIG_MAX_KEYS + 9];
+	static char names[CONFIG_MAX_KEYS][32];
+	size_t n = 0;
+
+	/* Every configuration key is an option: memory_max is --memory-max. */
+	for (const struct config_key *k = config_keys; k->name; k++, n++) {
+		for (size_t i = 0; i < sizeof names[n] - 1 && k->name[i]; i++) {
+			names[n][i] = k->name[i];
+			if (names[n][i] == '_')
+				names[n][i] = '-';
+		}
+		long_options[n] = (struct option){names[n],
+						  k->type == CONFIG_BOOL ? no_argument
+									 : required_argument,
+						  NULL, OPT_KEY + (int)n};
+	}
+	long_options[n++] = (struct option){"config", required_argument, NULL, OPT_CONFIG};
+	long_options[n++] = (struct option){"profile", required_argument, NULL, OPT_PROFILE};
+	long_options[n++] = (struct option){"check", no_argument, NULL, OPT_CHECK};
+	long_options[n++] = (struct option){"daemonize", no_argument, NULL, OPT_DAEMONIZE};
+	long_options[n++] =
+		(struct option){"tty-foreground", no_argument, NULL, OPT_TTY_FOREGROUND};
+	long_options[n++] = (struct option){"help", no_argument, NULL, 'h'};
+	long_options[n++] = (struct option){"version", no_argument, NULL, 'V'};
+	long_options[n] = (struct option){NULL, 0, NULL, 0};
+	return long_options;
+}
+
+/* The configuration: the file's profile, then the options over it in the
+ * order given (vals), validated. Exits on an error. */
+static void options_configure(struct options *o, const struct cmdline_value *vals, size_t nvals)
+{
+	if (o->profile && !o->config_file)
+		log_fatalx(EXIT_USAGE, "--profile %s: no --config file to take it from",
+			   o->profile);
+	if (o->config_file) {
+		char err[2048];
+
+		if (config_load(&o->cfg, o->config_file, o->profile, err, sizeof err) < 0)
+			log_fatalx(EXIT_USAGE, "%s", err);
+	}
+	/* Options override the file, in the order given. */
+	for (size_t i = 0; i < nvals; i++) {
+		struct config_source src = {.origin = CONFIG_CMDLINE};
+		const char *err = config_set(&o->cfg, vals[i].key, vals[i].value, &src);
+
+		if (err)
+			log_fatalx(EXIT_USAGE, "--%s %s: %s", vals[i].opt, vals[i].value, err);
+	}
+	{
+		char err[1024];
+
+		if (config_validate(&o->cfg, err, sizeof err) < 0)
+			log_fatalx(EXIT_USAGE, "%s", err);
+	}
+}
+
+void options_parse(int argc, char **argv, struct options *o)
+{
+	const struct option *long_options = options_table();
+	struct cmdline_value *vals = NULL;
+	size_t nvals = 0;
+	int c;
+
+	memset(o, 0, sizeof *o);
+	config_init(&o->cfg);
+	/* Exact names only: --daemon is not --daemonize. */
+	if (optexact_check(argc, argv, "hV", long_options, "proctord", "proctord --help", stderr) <
+	    0)
+		exit(EXIT_USAGE);
+	/* "+": stop at the program, so its own options are left alone. */
+	while ((c = getopt_long(argc, argv, "+hV", long_options, NULL)) != -1) {
+		if (c >= OPT_KEY) {
+			vals = xreallocarray(vals, nvals + 1, sizeof *vals);
+			vals[nvals].key = &config_keys[c - OPT_KEY];
+			vals[nvals].value = optarg ? optarg : "true";
+			vals[nvals].opt = long_options[c - OPT_KEY].name;
+			nvals++;
+			continue;
+		}
+		switch (c) {
+		case OPT_CONFIG:
+			o->config_file = optarg;
+			break;
+		case OPT_PROFILE:
+			o->profile = optarg;
+			break;
+		case OPT_CHECK:
+			o->check = 1;
+			break;
+		case OPT_DAEMONIZE:
+			o->daemonize = 1;
+			break;
+		case OPT_TTY_FOREGROUND:
+			o->tty_foreground = 1;
+			break;
+		case 'h':
+			options_usage(stdout);
+			exit(0);
+		case 'V':
+			printf("proctord %s\n", PROCTOR_VERSION);
+			exit(0);
+		default:
+			fprintf(stderr, "Try 'proctord --help'.\n");
+			exit(EXIT_USAGE);
+		}
+	}
+	options_configure(o, vals, nvals);
+	free(vals);
+	if (optind >= argc && !o->check)
+		log_fatalx(EXIT_USAGE, "no program given; try 'proctord --help'");
+	o->argv = argv + optind;
+}
+
+/* Set NAME=VALUE in env (replacing NAME); env is NULL-terminated, *n entries,
+ * and owns its strings: entry is taken over. */
+static char **env_set(char **env, size_t *n, char *entry)
+{
+	size_t klen = strcspn(entry, "=");
+
+	for (size_t i = 0; i < *n; i++) {
+		if (strncmp(env[i], entry, klen) == 0 && env[i][klen] == '=') {
+			free(env[i]);
+			env[i] = entry;
+			return env;
+		}
+	}
+	env = xreallocarray(env, *n + 2, sizeof(char *));
+	env[(*n)++] = entry;
+	env[*n] = NULL;
+	return env;
+}
+
+void options_env_free(char **env)
+{
+	for (char **e = env; *e; e++)
+		free(*e);
+	free(env);
+}
+
+char **options_env(const struct config *c)
+{
+	char **env = xcalloc(1, sizeof(char *));
+	size_t n = 0;
+
+	if (!c->clear_env)
+		for (char **e = environ; *e; e++)
+			/* systemd's notification socket is proctord's, not the
+			 * program's: it could claim readiness or a main pid. */
+			if (strncmp(*e, "NOTIFY_SOCKET=", 14) != 0)
+				env = env_set(env, &n, xstrdup(*e));
+	for (size_t i = 0; i < c->n_env; i++) {
+		char *a = c->env[i];
+
+		if (strchr(a, '=')) {
+			env = env_set(env, &n, xstrdup(a));
+		} else {
+			const char *v = getenv(a);
+			char *entry;
+
+			if (!v)
+				continue;
+			xasprintf(&entry, "%s=%s", a, v);
+			env = env_set(env, &n, entry);
+		}
+	}
+	return env;
+}
+
+void options_warnings(const struct options *o)
+{
+	char err[3 * PATH_MAX];
+
+	for (const struct config_key *k = config_keys; k->name; k++)
+		if (config_warning(&o->cfg, k, err, sizeof err))
+			log_warnx("warning: %s", err);
+}

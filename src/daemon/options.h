@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: ISC
+// proctord's command line: the options (each configuration key is one),
+// --help, and the environment the program gets.
+#ifndef PROCTOR_OPTIONS_H
+#define PROCTOR_OPTIONS_H
+
+#include "config.h"
+
+struct options {
+	struct config cfg;
+	const char *config_file;
+	const char *profile;
+	int check;
+	int daemonize;
+	int tty_foreground;
+	char **argv;
+};
+
+/* Parse the command line into o: the configuration file and profile first,
+ * then the options over it, validated. Exits on bad usage, --help and
+ * --version. */
+void options_parse(int argc, char **argv, struct options *o);
+/* What is accepted, but most likely a mistake: said once, before anything
+ * runs (on stderr, so that --check's table stays as it is). */
+void options_warnings(const struct options *o);
+/* The program's environment: proctord's own (unless --clear-env) with the
+ * --env entries over it; NULL-terminated, freed with options_env_free. */
+char **options_env(const struct config *c);
+void options_env_free(char **env);
+
+#endif

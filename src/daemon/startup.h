@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: ISC
+// proctord's start-up as a process: descriptors 0-2, the ending signals,
+// --daemonize and its readiness pipe, systemd's notification, and the
+// terminal handed to the program and taken back.
+#ifndef PROCTOR_STARTUP_H
+#define PROCTOR_STARTUP_H
+
+#include "isolate.h"
+#include "options.h"
+
+/* Descriptors 0-2 must be open before anything else is: a FIFO that landed
+ * on descriptor 1 would receive the program's output. */
+void startup_stdio(void);
+/* Block (SIG_BLOCK) or unblock (SIG_UNBLOCK) the signals that end the
+ * sandbox (supervise_end_signals). */
+void startup_signals_block(int how);
+/* The loop is over and the clean-up begins: ignore those signals. */
+void startup_signals_ignore(void);
+/* --daemonize: fork; the caller's side waits for the daemon's readiness and
+ * exits. Returns the write end of the readiness pipe in the daemon. */
+int startup_daemonize(struct options *o, char **env);
+/* proctord as a supervisor: SIGPIPE ignored, the subreaper of the
+ * program's orphans. Returns the caller's nice value, which the program
+ * gets back. Exits on failure. */
+int startup_supervisor(void);
+/* Started by systemd (Type=notify): send it state. */
+void startup_notify(const char *state);
+/* --tty-foreground: whether to hand the terminal on descriptor 0 to the
+ * program. */
+int startup_tty_handover(const struct options *o, const struct isolate *iso);
+/* The terminal back to proctord's group once the program's is gone. */
+void startup_tty_take_back(void);
+/* --daemonize: the FIFOs are served; send dir to the caller and let go of
+ * its terminal and pipes. */
+void startup_ready(int fd, const char *dir);
+
+#endif

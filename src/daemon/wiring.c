@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: ISC
+// From the configuration to a running sandbox: each step of proctord's
+// set-up between the options and the event loop, its clean-up, the at-exit
+// removals, and the --report file.
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "config.h"
+#include "log.h"
+#include "output.h"
+#include "report.h"
+#include "startup.h"
+#include "supervise.h"
+#include "title.h"
+#include "units.h"
+#include "util.h"
+#include "wiring.h"
+
+/* The sandbox's cgroups, removed at any exit of this process (a set-up
+ * failure ends in exit()); NULL once handed over or gone. */
+static struct cgroup *exit_cgroup;
+
+static void remove_cgroup_at_exit(void)
+{
+	if (exit_cgroup)
+		cgroup_destroy(exit_cgroup);
+	exit_cgroup = NULL;
+}
+
+/* The --report file, opened before the program starts: its temporary file
+ * is removed at any exit of this process; NULL once handed over. */
+static struct report_file report, *exit_report;
+
+static void remove_report_at_exit(void)
+{
+	if (exit_report)
+		report_file_close(exit_report);
+	exit_report = NULL;
+}
+
+/* path is /dev/fd/N (or /proc/self/fd/N) and N an open descriptor that
+ * proctord inherited: a copy of it, kept out of 0-2, or -1. Opening the path
+ * instead would reopen a file at offset 0, and the child closes N before it
+ * opens anything. */
+static int inherited_fd(const char *path)
+{
+	int n, fd;
+
+	if (!path || (n = fd_path_number(path)) < 0 || fcntl(n, F_GETFD) < 0)
+		return -1; /* not open: the child's open() says why */
+	fd = fcntl(n, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		log_fatal(EXIT_SETUP, "%s", path);
+	return fd;
+}
+
+/* Whether path is /dev/fd/N (or /proc/self/fd/N) for the file that is also
+ * standard output. */
+static int fd_path_is_stdout(const char *path)
+{
+	int n = fd_path_number(path);
+	struct stat a, b;
+
+	if (n < 0 || fstat(n, &a) < 0 || fstat(1, &b) < 0)
+		return 0;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* What the cgroups add to the report: limits not enforced, pids figures. */
+static void report_cgroup(struct cgroup *cg, const struct limits *l, struct report_final *rf)
+{
+	static const char *const keys[] = {"memory_max", "memory_high", "pids", "cpus"};
+	const uint64_t vals[] = {l->memory_max, l->memory_high, l->pids, l->cpus_milli};
+
+	for (size_t i = 0; i < 4; i++) {
+		if (vals[i] == UNITS_UNLIMITED)
+			continue;
+		if (!cgroup_enforced(cg, keys[i]))
+			rf->not_enforced[rf->n_not_enforced++] = keys[i];
+	}
+	if (cgroup_pids(cg, &rf->pids_peak, &rf->pids_max_hits) == 0)
+		rf->have_pids = 1;
+}
+
+/* pids.max without the room for an init (spawn's pidns_fallback; ctx is
+ * the sandbox). */
+static int pids_without_init(void *ctx)
+{
+	struct sandbox *sb = ctx;
+	uint64_t pids = sb->o->cfg.limits.pids;
+	char err[512];
+
+	if (pids < UNITS_UNLIMITED - 1 && cgroup_set_pids_max(&sb->cg, pids, err, sizeof err) < 0) {
+		log_warnx("%s", err);
+		errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+/* Write the --report file: called by the supervisor before it composes the
+ * final answer (so that a client reading it finds the report), or after the
+ * loop when a signal ended it. */
+static void write_report(void *ctx)
+{
+	struct finish_ctx *f = ctx;
+	char err[3 * PATH_MAX];
+	struct report_final rf = {
+		.outcome = &f->sv->outcome,
+		.limits = &f->cfg->limits,
+		.cpu_us = f->sv->final_cpu_us,
+		.user_us = f->sv->measure.reaped_user_ns / 1000u,
+		.sys_us = f->sv->measure.reaped_sys_ns / 1000u,
+		.wall_us = f->sv->end_us - f->sv->start_us,
+		.peak_memory = f->sv->measure.peak_bytes,
+		.output_bytes = f->out ? output_total(f->out) : UNITS_UNLIMITED,
+		.interrupted = f->sv->interrupted,
+		.user = f->cfg->user,
+		.group = f->cfg->group,
+		.uid = f->iso->set_uid ? (long)f->iso->uid : -1,
+		.gid = f->iso->set_gid ? (long)f->iso->gid : -1,
+		.new_session = f->iso->new_session,
+		.unshare_net = f->iso->unshare_net,
+		.unshare_ipc = f->iso->unshare_ipc,
+		.seccomp = !f->cfg->seccomp ? NULL : f->cfg->seccomp_errno ? "errno" : "kill",
+	};
+	char src_cpu[600], src_mem[600], src_kill[600];
+	uint64_t cpu_usage, peak;
+	char *text;
+
+	report_cgroup(f->cg, &f->cfg->limits, &rf);
+	/* The program's processes, not the init's. */
+	if (f->init_counted && rf.have_pids && rf.pids_peak > 0)
+		rf.pids_peak--;
+	if (cgroup_cpu(f->cg, &cpu_usage, &rf.user_us, &rf.sys_us) == 0)
+		rf.src_cpu = cgroup_role_source(f->cg, CG_ROLE_CPU, src_cpu, sizeof src_cpu);
+	if (cgroup_peak(f->cg, &peak) == 0) {
+		rf.peak_memory = peak;
+		rf.src_peak = cgroup_role_source(f->cg, CG_ROLE_MEMORY, src_mem, sizeof src_mem);
+	}
+	if (cgroup_has(f->cg, CG_ROLE_MEMORY)) {
+		rf.have_oom = 1;
+		rf.oom_kills = f->sv->oom_kills;
+		cgroup_oom_kills(f->cg, &rf.oom_kills);
+		rf.src_oom = rf.src_peak ? rf.src_peak : "memory cgroup";
+	}
+	rf.src_kill = cgroup_role_source(f->cg, CG_ROLE_KILL, src_kill, sizeof src_kill);
+	if (!rf.src_kill)
+		rf.src_kill = cgroup_role_source(f->cg, CG_ROLE_FREEZE, src_kill, sizeof src_kill);
+
+	text = report_json_text(&rf);
+	if (!text)
+		snprintf(err, sizeof err, "cannot build the JSON report");
+	if (!text || report_file_write(&report, text, err, sizeof err) < 0) {
+		/* After daemonizing, stderr is /dev/null: the exit code
+		 * is what says the report is missing. */
+		log_warnx("report: %s", err);
+		f->failed = 1;
+	}
+	free(text);
+	report_file_close(&report);
+	exit_report = NULL;
+}
+
+/* Opened now: a report that cannot be written is found before the program
+ * has run. */
+static void wiring_report_open(const struct options *o)
+{
+	char err[3 * PATH_MAX];
+
+	/* The daemon would hold the caller's standard output, and
+	 * $(proctord --daemonize ...) would wait for it. */
+	if (o->daemonize && (strcmp(o->cfg.report, "-") == 0 || fd_path_is_stdout(o->cfg.report)))
+		log_fatalx(EXIT_USAGE,
+			   "--report %s: with --daemonize, standard output "
+			   "carries the directory only; give a file",
+			   o->cfg.report);
+	if (report_file_open(&report, o->cfg.report, err, sizeof err) < 0)
+		log_fatalx(EXIT_USAGE, "--report %s", err);
+	exit_report = &report;
+	atexit(remove_report_at_exit);
+}
+
+void wiring_prepare(struct sandbox *sb, struct options *o)
+{
+	/* Room for a message that quotes paths up to PATH_MAX long. */
+	char err[3 * PATH_MAX];
+
+	memset(sb, 0, sizeof *sb);
+	sb->o = o;
+	sb->ready_fd = -1;
+	sb->filter_sv[0] = sb->filter_sv[1] = -1;
+	if (o->cfg.seccomp_errno)
+		o->cfg.seccomp = 1;
+	/* A refusal (--no-root, an unknown user) comes before any cgroup is
+	 * touched. */
+	if (isolate_prepare(&sb->iso, &o->cfg, err, sizeof err) < 0)
+		log_fatalx(EXIT_SETUP, "%s", err);
+	if (o->cfg.seccomp &&
+	    sysfilter_build(&sb->filter, o->cfg.seccomp_errno, err, sizeof err) < 0)
+		log_fatalx(EXIT_SETUP, "%s", err);
+	/* Before anything else opens a descriptor (the cgroups do): /dev/fd/N
+	 * is the caller's. */
+	sb->in_fd = inherited_fd(o->cfg.stdin_path);
+	sb->out_fd = inherited_fd(o->cfg.stdout_path);
+	sb->err_fd = inherited_fd(o->cfg.stderr_path);
+	/* After those: /dev/fd/N is the caller's. */
+	if (o->cfg.report)
+		wiring_report_open(o);
+}
+
+void wiring_prepare_free(struct sandbox *sb)
+{
+	sysfilter_free(&sb->filter);
+}
+
+int wiring_cgroups(struct sandbox *sb)
+{
+	const struct config *c = &sb->o->cfg;
+	char err[3 * PATH_MAX];
+
+	if (cgroup_setup(&sb->cg, (enum cg_mode)c->cgroup_mode, &c->limits, err, sizeof err) < 0)
+		log_fatalx(EXIT_SETUP, "%s", err);
+	exit_cgroup = &sb->cg;
+	atexit(remove_cgroup_at_exit);
+	/* --pids counts the program's processes: the PID namespace's init is
+	 * proctord's, so pids.max has room for it (and loses it again if the
+	 * program has to start without one: pids_without_init). */
+	if (c->limits.pids < UNITS_UNLIMITED - 1 &&
+	    cgroup_set_pids_max(&sb->cg, c->limits.pids + 1, err, sizeof err) < 0)
+		log_fatalx(EXIT_SETUP, "%s", err);
+	/* A limit that is asked for and not enforced must never pass silently. */
+	if (cgroup_unhonoured(&sb->cg, &c->limits, NULL, NULL) > 0) {
+		cgroup_unhonoured(&sb->cg, &c->limits, stderr,
+				  c->strict ? "proctord: error: " : "proctord: warning: ");
+		if (c->strict)
+			return EXIT_SETUP;
+	}
+	return 0;
+}
+
+void wiring_cgroups_remove(struct sandbox *sb)
+{
+	cgroup_destroy(&sb->cg);
+	exit_cgroup = NULL;
+}
+
+void wiring_disown(void)
+{
+	exit_cgroup = NULL;
+	exit_report = NULL;
+}
+
+void wiring_serve(struct sandbox *sb)
+{
+	const struct options *o = sb->o;
+	char err[3 * PATH_MAX];
+
+	sb->loop = ev_loop_new(EVBACKEND_EPOLL | EVFLAG_SIGNALFD | EVFLAG_NOENV);
+	if (!sb->loop)
+		log_fatalx(EXIT_SETUP, "cannot create the event loop");
+	/* A CPU-time deadline is only as punctual as proctord's wake-up. */
+	prio_raise(&sb->prio, sb->loop, sb->nice_value);
+	if (sbdir_open(&sb->dir, o->cfg.dir, o->cfg.dir_mode, err, sizeof err) < 0)
+		log_fatalx(EXIT_SETUP, "%s", err);
+	if (fifo_open(&sb->fifo, sb->loop, sb->dir.fd, sb->dir.path, &supervise_fifo_ops, &sb->sv,
+		      err, sizeof err) < 0) {
+		sbdir_close(&sb->dir);
+		log_fatalx(EXIT_SETUP, "%s: %s", o->cfg.dir ? o->cfg.dir : "sandbox directory",
+			   err);
+	}
+	if (!o->daemonize && !o->cfg.dir) {
+		printf("%s\n", sb->dir.path);
+		fflush(stdout);
+	}
+}
+
+void wiring_serve_close(struct sandbox *sb)
+{
+	fifo_close(&sb->fifo);
+	sbdir_close(&sb->dir);
+	ev_loop_destroy(sb->loop);
+}
+
+/* What spawn needs to know, from the options and the set-up so far. */
+static void wiring_spawn_config(struct sandbox *sb)
+{
+	const struct options *o = sb->o;
+	struct spawn_config *sc = &sb->sc;
+
+	spawn_config_init(sc);
+	sc->argv = o->argv;
+	sc->envp = sb->env;
+	sc->stdin_path = o->cfg.stdin_path;
+	sc->stdout_path = o->cfg.stdout_path;
+	sc->stderr_path = o->cfg.stderr_path;
+	sc->stdin_fd = sb->in_fd;
+	sc->stdout_fd = sb->out_fd;
+	sc->stderr_fd = sb->err_fd;
+	sc->null_stdio = o->daemonize;
+	sc->chdir = o->cfg.chdir;
+	sc->limits = &o->cfg.limits;
+	sc->nice = sb->nice_value;
+	sc->cgroup_fd = cgroup_clone_fd(&sb->cg);
+	sc->cgroup_procs_fd = cgroup_v2_procs_fd(&sb->cg, &sc->cgroup_path);
+	sc->n_join = cgroup_join_fds(&sb->cg, sb->join_fds, sb->join_paths, CG_MAX_HIER, 1);
+	sc->join_fds = sb->join_fds;
+	sc->join_paths = sb->join_paths;
+	sc->isolate = &sb->iso;
+	sc->tty_foreground = startup_tty_handover(o, &sb->iso);
+}
+
+/* --output-limit: stdout and stderr go through proctord, to where they would
+ * have gone: the file or descriptor given, else proctord's own (daemonized:
+ * /dev/null). */
+static void wiring_output(struct sandbox *sb)
+{
+	const struct options *o = sb->o;
+	struct spawn_config *sc = &sb->sc;
+	struct output_dest d[2];
+	int own[2] = {1, 2}, given[2] = {sb->out_fd, sb->err_fd};
+	const char *paths[2] = {o->cfg.stdout_path, o->cfg.stderr_path};
+
+	for (int i = 0; i < 2; i++) {
+		d[i].fd = given[i] >= 0 ? given[i] : own[i];
+		d[i].path = given[i] >= 0  ? NULL
+			    : paths[i]	   ? paths[i]
+			    : o->daemonize ? "/dev/null"
+					   : NULL;
+	}
+	if (output_open(&sb->output, sb->loop, o->cfg.limits.output_limit, &d[0], &d[1]) < 0) {
+		fifo_close(&sb->fifo);
+		sbdir_close(&sb->dir);
+		log_fatal(EXIT_SETUP, "output pipes");
+	}
+	sb->out = &sb->output;
+	sc->stdout_fd = output_child_fd(sb->out, 0);
+	sc->stderr_fd = output_child_fd(sb->out, 1);
+	sc->stdout_err = output_open_error(sb->out, 0, &sc->stdout_path);
+	sc->stderr_err = output_open_error(sb->out, 1, &sc->stderr_path);
+}
+
+/* --seccomp: the filter, and the socket over which the child hands over the
+ * filter's listener. */
+static void wiring_filter(struct sandbox *sb)
+{
+	sb->sc.filter = &sb->filter;
+	if (sb->filter.notify &&
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sb->filter_sv) < 0) {
+		fifo_close(&sb->fifo);
+		sbdir_close(&sb->dir);
+		log_fatal(EXIT_SETUP, "socketpair");
+	}
+	sb->sc.filter_sock = sb->filter_sv[1];
+}
+
+/* Start the program; the caller's descriptors and the filter's socket are
+ * then the program's alone. */
+static void wiring_spawn(struct sandbox *sb)
+{
+	struct spawn_config *sc = &sb->sc;
+	int fds[3] = {sb->in_fd, sb->out_fd, sb->err_fd};
+
+	sc->pidns = spawn_pidns_wanted();
+	sc->pidns_required = sb->o->cfg.strict;
+	sc->pidns_fallback = pids_without_init;
+	sc->pidns_fallback_ctx = sb;
+	sb->start_us = now_us();
+	if (spawn_start(sc, &sb->child) < 0) {
+		int saved = errno;
+
+		fifo_close(&sb->fifo);
+		sbdir_close(&sb->dir);
+		errno = saved;
+		if (sb->child.pidns_err)
+			log_fatalx(EXIT_SETUP,
+				   "error: cannot make a PID namespace for the program (%s): it "
+				   "could outlive proctord",
+				   strerror(sb->child.pidns_err));
+		log_fatal(EXIT_SETUP, "cannot start %s", sb->o->argv[0]);
+	}
+	if (sb->child.pidns_err)
+		log_warnx("warning: cannot make a PID namespace for the program (%s): it may "
+			  "outlive proctord if it clears its parent-death signal",
+			  strerror(sb->child.pidns_err));
+	title_running(sb->dir.path, sb->o->argv[0]);
+	/* The program has its copies. */
+	for (int i = 0; i < 3; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	if (sb->filter_sv[1] >= 0)
+		close(sb->filter_sv[1]);
+}
+
+void wiring_start(struct sandbox *sb)
+{
+	wiring_spawn_config(sb);
+	if (sb->o->cfg.limits.output_limit != UNITS_UNLIMITED)
+		wiring_output(sb);
+	if (sb->o->cfg.seccomp)
+		wiring_filter(sb);
+	wiring_spawn(sb);
+}
+
+void wiring_output_close(struct sandbox *sb)
+{
+	if (sb->out)
+		output_close(sb->out);
+}
+
+int wiring_supervise(struct sandbox *sb)
+{
+	struct options *o = sb->o;
+
+	if (supervise_init(&sb->sv, sb->loop, &o->cfg.limits, &sb->child, &sb->fifo, &sb->cg,
+			   sb->start_us, sb->out, sb->filter_sv[0]) < 0) {
+		/* Without its timers or listener the limits would not hold: end
+		 * it now. */
+		log_warn("cannot set up the supervisor (timers, the seccomp listener)");
+		kill(sb->child.pid, SIGKILL);
+		waitpid(sb->child.pid, NULL, 0);
+		if (sb->sc.tty_foreground)
+			startup_tty_take_back();
+		fifo_close(&sb->fifo);
+		sbdir_close(&sb->dir);
+		return EXIT_SETUP;
+	}
+	sb->sv.prio = &sb->prio;
+	sb->fin = (struct finish_ctx){
+	    &o->cfg, &sb->sv, &sb->cg, sb->out, &sb->iso, 0, sb->child.pidns != SPAWN_PIDNS_NONE};
+	if (o->cfg.report) {
+		sb->sv.finished = write_report;
+		sb->sv.finished_ctx = &sb->fin;
+	}
+	return 0;
+}
+
+int wiring_result(struct sandbox *sb)
+{
+	int code;
+
+	if (sb->sc.tty_foreground)
+		startup_tty_take_back();
+	supervise_call_finished(&sb->sv);
+	code = sb->sv.exit_code;
+	if (sb->fin.failed && code == EXIT_PROTOCOL_DONE)
+		code = EXIT_INTERNAL;
+	return code;
+}
