@@ -351,6 +351,13 @@ static void fifo_timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	fifo_done(f);
 }
 
+/* The head's answer, from the state brought up to date for it. */
+static size_t fifo_compose(struct fifo *f, char *buf, size_t len)
+{
+	f->ops->prepare(f->ctx, f->head);
+	return f->ops->compose(f->ctx, f->head, buf, len);
+}
+
 /* Try to hand the head's answer to a reader: the one composed in buf if any
  * (len > 0), else one composed now. Returns 0 if delivered, 1 if dropped
  * (the caller goes on with the next answer: a loop, not a recursion, so a
@@ -378,7 +385,7 @@ static int fifo_try_deliver(struct fifo *f, char *buf, size_t len)
 	/* Close events so far are from earlier readers. */
 	fifo_read_events(f);
 	if (len == 0)
-		len = f->ops->compose(f->ctx, f->head, buf, REPORT_RESPONSE_MAX);
+		len = fifo_compose(f, buf, REPORT_RESPONSE_MAX);
 	do
 		n = write(fd, buf, len);
 	while (n < 0 && errno == EINTR);
@@ -441,7 +448,7 @@ void fifo_kick(struct fifo *f)
 		f->owed_since_us = now_us();
 		/* Compose before the first open: meanwhile the client, which has
 		 * just written its request, reaches its open of the status FIFO. */
-		len = f->ops->compose(f->ctx, f->head, buf, sizeof buf);
+		len = fifo_compose(f, buf, sizeof buf);
 		r = fifo_try_deliver(f, buf, len);
 		if (r == 0)
 			return;
