@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fifo.h"
+#include "fifo-priv.h"
 #include "log.h"
 #include "report.h"
 #include "util.h"
@@ -82,7 +82,6 @@ static int fifo_open_checked(int dirfd, const char *name, int flags, char *err, 
 	return fd;
 }
 
-static void fifo_purge_stale(struct fifo *f);
 static void fifo_close_wait(struct fifo *f);
 
 static void fifo_request_cb(void *ctx, enum request_kind kind, const char *garbage, size_t len)
@@ -103,7 +102,7 @@ static void fifo_request_cb(void *ctx, enum request_kind kind, const char *garba
 	}
 	f->overflowed = 0;
 	if (kind == REQUEST_TERMINATE)
-		fifo_purge_stale(f);
+		fifo_purge_stale_at(f, now_us());
 	r = xcalloc(1, sizeof *r);
 	r->kind = kind;
 	r->batch = f->batch;
@@ -187,7 +186,7 @@ static void fifo_done(struct fifo *f)
 	fifo_kick(f);
 }
 
-static int fifo_is_stale(const struct fifo *f, const struct fifo_request *r, uint64_t now)
+int fifo_is_stale(const struct fifo *f, const struct fifo_request *r, uint64_t now)
 {
 	return r->batch < f->batch &&
 	       (r->arrived_us < f->last_taken_us || now - r->arrived_us > FIFO_STALE_US);
@@ -220,10 +219,9 @@ static void fifo_drop_where(struct fifo *f, struct fifo_request **pp,
 
 /* A terminating wait is the last call: answers owed to earlier clients that
  * no reader has taken would otherwise be read in place of the final one. */
-static void fifo_purge_stale(struct fifo *f)
+void fifo_purge_stale_at(struct fifo *f, uint64_t now)
 {
 	struct fifo_request **pp = &f->head;
-	uint64_t now = now_us();
 
 	if (f->state == FIFO_RETRY && fifo_is_stale(f, f->head, now))
 		fifo_release(f);
@@ -333,7 +331,7 @@ static int fifo_owed_pred(const struct fifo *f, const struct fifo_request *r, ui
 	return r->kind != REQUEST_TERMINATE;
 }
 
-static void fifo_drop_owed(struct fifo *f)
+void fifo_drop_owed(struct fifo *f)
 {
 	fifo_drop_where(f, &f->head->next, fifo_owed_pred, 0);
 }
