@@ -30,8 +30,10 @@ static int setup(void **state)
 	if (!fx)
 		return -1;
 	fx->loop = ev_loop_new(EVFLAG_AUTO);
-	if (!fx->loop)
+	if (!fx->loop) {
+		free(fx);
 		return -1;
+	}
 	fx->f.loop = fx->loop;
 	fx->f.retry.fd = -1; /* no timer armed: fifo_release may stop it */
 	ev_timer_init(&fx->f.timeout, NULL, FIFO_READER_TIMEOUT, 0.);
@@ -157,8 +159,8 @@ static void test_purge_everything_stale_empties(void **state)
 	struct fixture *fx = *state;
 	struct fifo *f = &fx->f;
 
-	for (char c = 'a'; c <= 'e'; c++)
-		push(f, c, REQUEST_CONTINUE, 1, 0);
+	for (int c = 'a'; c <= 'e'; c++)
+		push(f, (char)c, REQUEST_CONTINUE, 1, 0);
 	fifo_purge_stale_at(f, NOW);
 	assert_null(f->head);
 	assert_string_equal(names(f), "");

@@ -31,9 +31,10 @@ struct grid {
 /* Split line into at most max words; returns how many. */
 static int words(char *line, char out[][32], int max)
 {
+	char *save = NULL;
 	int n = 0;
 
-	for (char *w = strtok(line, " \t\n"); w; w = strtok(NULL, " \t\n")) {
+	for (char *w = strtok_r(line, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
 		if (n == max)
 			return max + 1;
 		snprintf(out[n++], 32, "%s", w);
