@@ -32,7 +32,7 @@
  * SWEEPING --no descendant left--> ENDED (figures frozen)
  * ENDED --the final answer is due--> FINAL (finished() called: the report is in place)
  * FINAL --final answer delivered--> DONE (loop stops)
- * ENDED, FINAL --interrupted--> DONE
+ * ENDED, FINAL --interrupted--> DONE (interrupted before, SWEEPING ends in DONE)
  *
  * finished() is called once when the sandbox has ended and its output is
  * delivered, before the final answer is composed: a client that reads that
