@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fifo.h"
+#include "fifo-priv.h"
 #include "log.h"
 #include "report.h"
 #include "util.h"
@@ -82,7 +82,6 @@ static int fifo_open_checked(int dirfd, const char *name, int flags, char *err, 
 	return fd;
 }
 
-static void fifo_purge_stale(struct fifo *f);
 static void fifo_close_wait(struct fifo *f);
 
 static void fifo_request_cb(void *ctx, enum request_kind kind, const char *garbage, size_t len)
@@ -103,7 +102,7 @@ static void fifo_request_cb(void *ctx, enum request_kind kind, const char *garba
 	}
 	f->overflowed = 0;
 	if (kind == REQUEST_TERMINATE)
-		fifo_purge_stale(f);
+		fifo_purge_stale_at(f, now_us());
 	r = xcalloc(1, sizeof *r);
 	r->kind = kind;
 	r->batch = f->batch;
@@ -187,7 +186,7 @@ static void fifo_done(struct fifo *f)
 	fifo_kick(f);
 }
 
-static int fifo_is_stale(const struct fifo *f, const struct fifo_request *r, uint64_t now)
+int fifo_is_stale(const struct fifo *f, const struct fifo_request *r, uint64_t now)
 {
 	return r->batch < f->batch &&
 	       (r->arrived_us < f->last_taken_us || now - r->arrived_us > FIFO_STALE_US);
@@ -220,10 +219,9 @@ static void fifo_drop_where(struct fifo *f, struct fifo_request **pp,
 
 /* A terminating wait is the last call: answers owed to earlier clients that
  * no reader has taken would otherwise be read in place of the final one. */
-static void fifo_purge_stale(struct fifo *f)
+void fifo_purge_stale_at(struct fifo *f, uint64_t now)
 {
 	struct fifo_request **pp = &f->head;
-	uint64_t now = now_us();
 
 	if (f->state == FIFO_RETRY && fifo_is_stale(f, f->head, now))
 		fifo_release(f);
@@ -333,7 +331,7 @@ static int fifo_owed_pred(const struct fifo *f, const struct fifo_request *r, ui
 	return r->kind != REQUEST_TERMINATE;
 }
 
-static void fifo_drop_owed(struct fifo *f)
+void fifo_drop_owed(struct fifo *f)
 {
 	fifo_drop_where(f, &f->head->next, fifo_owed_pred, 0);
 }
@@ -349,6 +347,13 @@ static void fifo_timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		fifo_drop_owed(f);
 	}
 	fifo_done(f);
+}
+
+/* The head's answer, from the state brought up to date for it. */
+static size_t fifo_compose(struct fifo *f, char *buf, size_t len)
+{
+	f->ops->prepare(f->ctx, f->head);
+	return f->ops->compose(f->ctx, f->head, buf, len);
 }
 
 /* Try to hand the head's answer to a reader: the one composed in buf if any
@@ -378,7 +383,7 @@ static int fifo_try_deliver(struct fifo *f, char *buf, size_t len)
 	/* Close events so far are from earlier readers. */
 	fifo_read_events(f);
 	if (len == 0)
-		len = f->ops->compose(f->ctx, f->head, buf, REPORT_RESPONSE_MAX);
+		len = fifo_compose(f, buf, REPORT_RESPONSE_MAX);
 	do
 		n = write(fd, buf, len);
 	while (n < 0 && errno == EINTR);
@@ -441,7 +446,7 @@ void fifo_kick(struct fifo *f)
 		f->owed_since_us = now_us();
 		/* Compose before the first open: meanwhile the client, which has
 		 * just written its request, reaches its open of the status FIFO. */
-		len = f->ops->compose(f->ctx, f->head, buf, sizeof buf);
+		len = fifo_compose(f, buf, sizeof buf);
 		r = fifo_try_deliver(f, buf, len);
 		if (r == 0)
 			return;

@@ -27,6 +27,9 @@ struct fifo_ops {
 	/* Whether req can be answered now (a terminating wait cannot until
 	 * the program has ended). */
 	int (*ready)(void *ctx, const struct fifo_request *req);
+	/* The answer to req is about to be composed: the one moment to bring
+	 * the state up to date for it (compose only reads). */
+	void (*prepare)(void *ctx, const struct fifo_request *req);
 	/* Compose the answer to req into buf; return its length. Called when
 	 * its reader has opened the status FIFO. */
 	size_t (*compose)(void *ctx, const struct fifo_request *req, char *buf, size_t len);

@@ -24,22 +24,14 @@
  * the tree may overshoot by at most n times this, plus the kill itself. */
 #define CPU_MIN_INTERVAL_NS 100000u
 
-static void supervise_check_exec(struct supervisor *s)
-{
-	int r;
+static void supervise_dispatch(struct supervisor *s, enum sv_event ev);
 
-	if (s->exec_checked)
-		return;
-	/* s->failure is only written when a failure was read. */
-	r = spawn_read_failure(s->child.errfd, &s->failure);
-	if (r < 0)
-		return;
-	if (r == 1)
-		s->exec_failed = 1;
-	s->exec_checked = 1;
-	ev_io_stop(s->loop, &s->err_io);
-	close(s->child.errfd);
-	s->child.errfd = -1;
+/* The one place the loop ends. */
+static void supervise_stop(struct supervisor *s, int code)
+{
+	s->state = SV_DONE;
+	s->exit_code = code;
+	ev_break(s->loop, EVBREAK_ALL);
 }
 
 static void supervise_stop_timers(struct supervisor *s)
@@ -59,6 +51,7 @@ static void supervise_calm(struct supervisor *s)
 		prio_lower(s->prio);
 }
 
+/* SWEEPING -> ENDED: the figures freeze. */
 static void supervise_end(struct supervisor *s)
 {
 	s->state = SV_ENDED;
@@ -67,9 +60,7 @@ static void supervise_end(struct supervisor *s)
 	s->final_cpu_us = measure_cpu_us_settled(&s->measure);
 	if (s->interrupted) {
 		/* The output gets a last flush in output_close. */
-		s->state = SV_DONE;
-		s->exit_code = EXIT_INTERRUPTED;
-		ev_break(s->loop, EVBREAK_ALL);
+		supervise_stop(s, EXIT_INTERRUPTED);
 		return;
 	}
 	/* Deliver what the pipes still hold; the terminating wait is answered
@@ -99,18 +90,25 @@ static ssize_t supervise_kill_tree(struct supervisor *s)
 	return left < 0 ? walked : 0;
 }
 
-/* Kill every descendant; once none is left and the main process is reaped,
- * the sandbox has ended. */
+/* Kill every descendant; once none is left (the main process is reaped in
+ * SWEEPING), the sandbox has ended. */
 static void supervise_sweep(struct supervisor *s)
 {
-	ssize_t n = supervise_kill_tree(s);
-
-	if (n == 0 && s->main_reaped)
+	if (supervise_kill_tree(s) == 0)
 		supervise_end(s);
 }
 
+/* Look for leftovers again, soon at first, then less often. */
+static void supervise_sweep_later(struct supervisor *s)
+{
+	ev_timer *w = &s->sweep_timer;
+
+	w->repeat = w->repeat * 2 > SWEEP_INTERVAL_MAX ? SWEEP_INTERVAL_MAX : w->repeat * 2;
+	ev_timer_again(s->loop, w);
+}
+
 /* Whether the cgroup's OOM killer has struck since the start. */
-static int supervise_oom(struct supervisor *s)
+static int supervise_oom_struck(struct supervisor *s)
 {
 	uint64_t n;
 
@@ -119,38 +117,12 @@ static int supervise_oom(struct supervisor *s)
 	return s->oom_kills > 0;
 }
 
-static void supervise_main_ended(struct supervisor *s)
+/* The verdict so far, as answers and the process title give it. */
+static void supervise_set_outcome(struct supervisor *s, int wstatus)
 {
-	supervise_stop_timers(s);
-	/* The set-up report is in the pipe before the child exits. */
-	supervise_check_exec(s);
-	/* Killed, not by proctord: by the OOM killer? (memory.oom.group
-	 * kills the whole tree at once, the main process with it.) */
-	if (s->kill_reason == KILL_NONE && WIFSIGNALED(s->main_wstatus) &&
-	    WTERMSIG(s->main_wstatus) == SIGKILL && supervise_oom(s))
-		s->kill_reason = KILL_MEMORY;
-	/* Everything the main process wrote is in its pipes now: into a file
-	 * destination before the status is final. Past the limit, that is
-	 * the verdict, as for any limit the program raced to exit on. */
-	if (s->output && output_drain(s->output) && s->kill_reason == KILL_NONE)
-		s->kill_reason = KILL_OUTPUT;
-	/* A kill already decided is the verdict, whatever the wait status
-	 * says: answers have carried it since the decision. */
-	if (s->exec_failed && s->kill_reason == KILL_NONE) {
-		s->outcome = s->failure;
-	} else {
-		report_outcome_from_wait(&s->outcome, s->main_wstatus, s->kill_reason);
-		if (s->kill_reason == KILL_SYSCALL)
-			strlcpy(s->outcome.what, s->syscall, sizeof s->outcome.what);
-	}
-	title_outcome(&s->outcome, &s->limits);
-	s->state = SV_SWEEPING;
-	supervise_sweep(s);
-	if (s->state == SV_SWEEPING) {
-		ev_timer_set(&s->sweep_timer, SWEEP_INTERVAL, SWEEP_INTERVAL);
-		ev_timer_start(s->loop, &s->sweep_timer);
-	}
-	supervise_calm(s);
+	report_outcome_from_wait(&s->outcome, wstatus, s->kill_reason);
+	if (s->kill_reason == KILL_SYSCALL)
+		strlcpy(s->outcome.what, s->syscall, sizeof s->outcome.what);
 }
 
 /* The init's report of the program's end (PID namespace): the program has
@@ -170,8 +142,17 @@ static void supervise_read_status(struct supervisor *s)
 	s->main_ru = st.ru;
 }
 
+/*
+ * The actions: one per cell of the table below. Each is the whole of what
+ * an event does in a state; a kill first reaps (itself a transition: the
+ * program may have ended just before the timer fired, and then its own end
+ * is the verdict, not the limit).
+ */
+
 static void supervise_reap(struct supervisor *s)
 {
+	int gone = 0;
+
 	supervise_read_status(s);
 	for (;;) {
 		struct rusage ru;
@@ -184,7 +165,7 @@ static void supervise_reap(struct supervisor *s)
 			break;
 		measure_reaped(&s->measure, pid, &ru);
 		if (pid == s->child.pid) {
-			s->main_reaped = 1;
+			s->main_reaped = gone = 1;
 			if (s->child.pidfd >= 0) {
 				close(s->child.pidfd);
 				s->child.pidfd = -1;
@@ -200,15 +181,64 @@ static void supervise_reap(struct supervisor *s)
 			}
 		}
 	}
-	if (s->main_reaped && s->state < SV_SWEEPING)
-		supervise_main_ended(s);
+	if (gone)
+		supervise_dispatch(s, SV_EV_MAIN_GONE);
 }
 
-/* Kill the whole tree now for reason; the verdict is that reason. */
+static void supervise_check_exec(struct supervisor *s)
+{
+	int r;
+
+	if (s->exec_checked)
+		return;
+	/* s->failure is only written when a failure was read. */
+	r = spawn_read_failure(s->child.errfd, &s->failure);
+	if (r < 0)
+		return;
+	if (r == 1)
+		s->exec_failed = 1;
+	s->exec_checked = 1;
+	ev_io_stop(s->loop, &s->err_io);
+	close(s->child.errfd);
+	s->child.errfd = -1;
+}
+
+/* RUNNING, GRACE, KILLING -> SWEEPING (and ENDED if nothing is left). */
+static void supervise_main_ended(struct supervisor *s)
+{
+	supervise_stop_timers(s);
+	/* The set-up report is in the pipe before the child exits. */
+	supervise_check_exec(s);
+	/* Killed, not by proctord: by the OOM killer? (memory.oom.group
+	 * kills the whole tree at once, the main process with it.) */
+	if (s->kill_reason == KILL_NONE && WIFSIGNALED(s->main_wstatus) &&
+	    WTERMSIG(s->main_wstatus) == SIGKILL && supervise_oom_struck(s))
+		s->kill_reason = KILL_MEMORY;
+	/* Everything the main process wrote is in its pipes now: into a file
+	 * destination before the status is final. Past the limit, that is
+	 * the verdict, as for any limit the program raced to exit on. */
+	if (s->output && output_drain(s->output) && s->kill_reason == KILL_NONE)
+		s->kill_reason = KILL_OUTPUT;
+	/* A kill already decided is the verdict, whatever the wait status
+	 * says: answers have carried it since the decision. */
+	if (s->exec_failed && s->kill_reason == KILL_NONE)
+		s->outcome = s->failure;
+	else
+		supervise_set_outcome(s, s->main_wstatus);
+	title_outcome(&s->outcome, &s->limits);
+	s->state = SV_SWEEPING;
+	supervise_sweep(s);
+	if (s->state == SV_SWEEPING) {
+		ev_timer_set(&s->sweep_timer, SWEEP_INTERVAL, SWEEP_INTERVAL);
+		ev_timer_start(s->loop, &s->sweep_timer);
+	}
+	supervise_calm(s);
+}
+
+/* RUNNING, GRACE -> KILLING: kill the whole tree now for reason; the
+ * verdict is that reason. */
 static void supervise_kill(struct supervisor *s, enum kill_reason reason)
 {
-	/* The program may have ended just before the timer fired: then its
-	 * own end is the verdict, not the limit. */
 	supervise_reap(s);
 	if (s->state >= SV_KILLING || s->program_ended)
 		return;
@@ -220,9 +250,7 @@ static void supervise_kill(struct supervisor *s, enum kill_reason reason)
 	s->kill_reason = reason;
 	/* From this moment every answer says killed REASON (the text needs
 	 * no more than the reason and, for syscall, the call's name). */
-	report_outcome_from_wait(&s->outcome, 0, reason);
-	if (reason == KILL_SYSCALL)
-		strlcpy(s->outcome.what, s->syscall, sizeof s->outcome.what);
+	supervise_set_outcome(s, 0);
 	title_outcome(&s->outcome, &s->limits);
 	s->state = SV_KILLING;
 	supervise_stop_timers(s);
@@ -236,58 +264,32 @@ static void supervise_kill(struct supervisor *s, enum kill_reason reason)
 	ev_timer_start(s->loop, &s->sweep_timer);
 }
 
-static void supervise_sweep_cb(struct ev_loop *loop, ev_timer *w, int revents)
+static void supervise_kill_wall(struct supervisor *s)
 {
-	struct supervisor *s = w->data;
-
-	supervise_reap(s);
-	if (s->state == SV_KILLING)
-		supervise_kill_tree(s);
-	else if (s->state == SV_SWEEPING)
-		supervise_sweep(s);
-	if (s->state == SV_KILLING || s->state == SV_SWEEPING) {
-		w->repeat = w->repeat * 2 > SWEEP_INTERVAL_MAX ? SWEEP_INTERVAL_MAX : w->repeat * 2;
-		ev_timer_again(loop, w);
-	}
+	supervise_kill(s, KILL_WALL_TIME);
 }
 
-static void supervise_sigchld_cb(struct ev_loop *loop, ev_signal *w, int revents)
+static void supervise_kill_term(struct supervisor *s)
 {
-	supervise_reap(w->data);
+	supervise_kill(s, KILL_TERMINATE);
 }
 
-/* The cgroup's memory.events changed (v2), or it ran out of memory (v1): an
- * OOM kill ends the sandbox. */
-static void supervise_oom_cb(struct ev_loop *loop, ev_io *w, int revents)
+static void supervise_kill_output(struct supervisor *s)
 {
-	struct supervisor *s = w->data;
-
-	if (supervise_oom(s) && s->state < SV_KILLING)
-		supervise_kill(s, KILL_MEMORY);
+	supervise_kill(s, KILL_OUTPUT);
 }
 
-static void supervise_err_cb(struct ev_loop *loop, ev_io *w, int revents)
+static void supervise_kill_syscall(struct supervisor *s)
 {
-	supervise_check_exec(w->data);
-}
-
-
-static void supervise_wall_cb(struct ptimer *t)
-{
-	supervise_kill(t->data, KILL_WALL_TIME);
-}
-
-static void supervise_grace_cb(struct ptimer *t)
-{
-	supervise_kill(t->data, KILL_TERMINATE);
+	strlcpy(s->syscall, s->denied, sizeof s->syscall);
+	supervise_kill(s, KILL_SYSCALL);
 }
 
 /* The CPU deadline: the tree cannot burn its remaining budget faster than on
  * every CPU it may use, so nothing can be exceeded before remaining / ncpus
  * of wall time. Sleepers cost one wake-up per such interval, not a poll. */
-static void supervise_cpu_cb(struct ptimer *t)
+static void supervise_cpu_check(struct supervisor *s)
 {
-	struct supervisor *s = t->data;
 	uint64_t cpu, rss, left, next_ns;
 
 	supervise_reap(s);
@@ -305,20 +307,332 @@ static void supervise_cpu_cb(struct ptimer *t)
 	next_ns = left * 1000u / s->ncpus;
 	if (next_ns < CPU_MIN_INTERVAL_NS)
 		next_ns = CPU_MIN_INTERVAL_NS;
-	ptimer_arm(t, next_ns);
+	ptimer_arm(&s->cpu_timer, next_ns);
+}
+
+/* An OOM kill ends the sandbox. */
+static void supervise_oom(struct supervisor *s)
+{
+	if (supervise_oom_struck(s))
+		supervise_kill(s, KILL_MEMORY);
+}
+
+/* Once the verdict is decided, only the count (for the report). */
+static void supervise_oom_count(struct supervisor *s)
+{
+	supervise_oom_struck(s);
+}
+
+/* KILLING: the tree is still being killed; the main process is not reaped. */
+static void supervise_kill_more(struct supervisor *s)
+{
+	supervise_kill_tree(s);
+	supervise_sweep_later(s);
+}
+
+/* SWEEPING: leftovers; none left ends the sandbox. */
+static void supervise_sweep_more(struct supervisor *s)
+{
+	supervise_sweep(s);
+	if (s->state == SV_SWEEPING)
+		supervise_sweep_later(s);
+}
+
+/* RUNNING -> GRACE. */
+static void supervise_begin_grace(struct supervisor *s)
+{
+	s->state = SV_GRACE;
+	/* No signal now: a program that ends by itself within the grace period
+	 * has terminated normally, and a SIGTERM would make that impossible. */
+	ptimer_arm(&s->grace_timer, s->limits.grace_us * 1000u);
+}
+
+/* The signals: proctord is interrupted (exit 4) whatever the state. */
+static void supervise_sig_grace(struct supervisor *s)
+{
+	s->interrupted = 1;
+	supervise_begin_grace(s);
+}
+
+/* A second signal cuts the grace period short; a first one during a grace a
+ * client started lets it run its course. */
+static void supervise_sig_cut(struct supervisor *s)
+{
+	int again = s->interrupted;
+
+	s->interrupted = 1;
+	if (again)
+		supervise_kill(s, KILL_TERMINATE);
+}
+
+/* Killing or sweeping: supervise_end stops the loop. */
+static void supervise_sig_mark(struct supervisor *s)
+{
+	s->interrupted = 1;
+}
+
+static void supervise_sig_stop(struct supervisor *s)
+{
+	s->interrupted = 1;
+	supervise_stop(s, EXIT_INTERRUPTED);
+}
+
+/* ENDED: a terminating wait may be waiting for the output's end. */
+static void supervise_kick(struct supervisor *s)
+{
+	fifo_kick(s->fifo);
+}
+
+void supervise_call_finished(struct supervisor *s)
+{
+	if (s->finished_called)
+		return;
+	s->finished_called = 1;
+	if (s->finished)
+		s->finished(s->finished_ctx);
+}
+
+/* ENDED -> FINAL: the figures are final; the report goes before the
+ * answer. */
+static void supervise_report(struct supervisor *s)
+{
+	s->state = SV_FINAL;
+	supervise_call_finished(s);
+}
+
+/* FINAL -> DONE. */
+static void supervise_final_delivered(struct supervisor *s)
+{
+	supervise_stop(s, s->interrupted ? EXIT_INTERRUPTED : EXIT_PROTOCOL_DONE);
+}
+
+/*
+ * What each event does in each state ("-": nothing). Rows are events,
+ * columns states; the C table below is the same, by state, and the unit
+ * test test-supervise checks that the two agree.
+ *
+ *              RUNNING   GRACE     KILLING   SWEEPING  ENDED     FINAL     DONE
+ * child        reap      reap      reap      reap      reap      reap      reap
+ * main-gone    ended     ended     ended     -         -         -         -
+ * setup        exec      exec      exec      exec      exec      exec      exec
+ * wall         wall      wall      -         -         -         -         -
+ * cpu          cpu       cpu       -         -         -         -         -
+ * grace        -         term      -         -         -         -         -
+ * sweep        -         -         kill-more sweep     -         -         -
+ * oom          oom       oom       count     count     count     count     count
+ * output-over  output    output    -         -         -         -         -
+ * output-done  -         -         -         -         kick      -         -
+ * syscall      syscall   syscall   -         -         -         -         -
+ * signal       sig-grace sig-cut   sig-mark  sig-mark  sig-stop  sig-stop  sig-mark
+ * terminate    grace     -         -         -         -         -         -
+ * answer       reap      reap      reap      -         -         -         -
+ * final        -         -         -         -         report    -         -
+ * delivered    -         -         -         -         -         stop      -
+ *
+ * reap: collect what ended; the main process's end is main-gone, at once.
+ * ended: -> SWEEPING, the verdict from its wait status (or the kill's
+ * reason), and -> ENDED if nothing is left. wall, cpu (once over the
+ * budget), term, output, syscall, oom (once an OOM kill is counted): reap,
+ * then -> KILLING for that reason unless the program has ended meanwhile.
+ * kill-more, sweep: kill the leftovers again (sweep: -> ENDED once none is
+ * left; ENDED tells the FIFOs). grace: -> GRACE. sig-*: mark proctord
+ * interrupted; sig-cut kills if it was already, sig-stop ends the loop.
+ * report: -> FINAL, the --report file is written. stop: -> DONE.
+ *
+ * The FIFOs compose answers from the state and change nothing; an answer
+ * that must see fresh state asks for it first with an event: answer (a
+ * wait) reaps, so that a program that has just ended is seen as ended;
+ * final (the terminating wait, once supervise_ready says it may be
+ * answered) writes the report. DONE: ev_break lets the callbacks already
+ * pending run; they only record.
+ */
+struct sv_action {
+	void (*fn)(struct supervisor *s);
+	const char *name;
+};
+
+/* A table reads best as one: clang-format would spread it out. */
+// clang-format off
+#define A(fn, name) {supervise_##fn, name}
+#define REAP A(reap, "reap")
+#define EXEC A(check_exec, "exec")
+#define COUNT A(oom_count, "count")
+/* What RUNNING and GRACE have in common. */
+#define RUNNING_OR_GRACE                                \
+	[SV_EV_CHILD] = REAP,                           \
+	[SV_EV_MAIN_GONE] = A(main_ended, "ended"),     \
+	[SV_EV_SETUP] = EXEC,                           \
+	[SV_EV_WALL] = A(kill_wall, "wall"),            \
+	[SV_EV_CPU] = A(cpu_check, "cpu"),              \
+	[SV_EV_OOM] = A(oom, "oom"),                    \
+	[SV_EV_OUTPUT_OVER] = A(kill_output, "output"), \
+	[SV_EV_SYSCALL] = A(kill_syscall, "syscall"),   \
+	[SV_EV_ANSWER] = REAP
+
+static const struct sv_action supervise_actions[SV_N_STATES][SV_N_EVENTS] = {
+	[SV_RUNNING] = {
+		RUNNING_OR_GRACE,
+		[SV_EV_SIGNAL] = A(sig_grace, "sig-grace"),
+		[SV_EV_TERMINATE] = A(begin_grace, "grace"),
+	},
+	[SV_GRACE] = {
+		RUNNING_OR_GRACE,
+		[SV_EV_GRACE] = A(kill_term, "term"),
+		[SV_EV_SIGNAL] = A(sig_cut, "sig-cut"),
+	},
+	[SV_KILLING] = {
+		[SV_EV_CHILD] = REAP,
+		[SV_EV_MAIN_GONE] = A(main_ended, "ended"),
+		[SV_EV_SETUP] = EXEC,
+		[SV_EV_SWEEP] = A(kill_more, "kill-more"),
+		[SV_EV_OOM] = COUNT,
+		[SV_EV_SIGNAL] = A(sig_mark, "sig-mark"),
+		[SV_EV_ANSWER] = REAP,
+	},
+	[SV_SWEEPING] = {
+		[SV_EV_CHILD] = REAP,
+		[SV_EV_SETUP] = EXEC,
+		[SV_EV_SWEEP] = A(sweep_more, "sweep"),
+		[SV_EV_OOM] = COUNT,
+		[SV_EV_SIGNAL] = A(sig_mark, "sig-mark"),
+	},
+	[SV_ENDED] = {
+		[SV_EV_CHILD] = REAP,
+		[SV_EV_SETUP] = EXEC,
+		[SV_EV_OOM] = COUNT,
+		[SV_EV_OUTPUT_DONE] = A(kick, "kick"),
+		[SV_EV_SIGNAL] = A(sig_stop, "sig-stop"),
+		[SV_EV_FINAL] = A(report, "report"),
+	},
+	[SV_FINAL] = {
+		[SV_EV_CHILD] = REAP,
+		[SV_EV_SETUP] = EXEC,
+		[SV_EV_OOM] = COUNT,
+		[SV_EV_SIGNAL] = A(sig_stop, "sig-stop"),
+		[SV_EV_DELIVERED] = A(final_delivered, "stop"),
+	},
+	[SV_DONE] = {
+		[SV_EV_CHILD] = REAP,
+		[SV_EV_SETUP] = EXEC,
+		[SV_EV_OOM] = COUNT,
+		[SV_EV_SIGNAL] = A(sig_mark, "sig-mark"),
+	},
+};
+
+#undef RUNNING_OR_GRACE
+#undef COUNT
+#undef EXEC
+#undef REAP
+#undef A
+
+/* An action may dispatch in turn (reap finds the main process gone; the
+ * end kicks the FIFOs, which may ask for the final answer's event): each
+ * dispatch reads the state as the previous action left it. */
+static void supervise_dispatch(struct supervisor *s, enum sv_event ev)
+{
+	const struct sv_action *a = &supervise_actions[s->state][ev];
+
+	if (a->fn)
+		a->fn(s);
+}
+
+static const char *const supervise_state_names[SV_N_STATES] = {
+	[SV_RUNNING] = "RUNNING",
+	[SV_GRACE] = "GRACE",
+	[SV_KILLING] = "KILLING",
+	[SV_SWEEPING] = "SWEEPING",
+	[SV_ENDED] = "ENDED",
+	[SV_FINAL] = "FINAL",
+	[SV_DONE] = "DONE",
+};
+
+static const char *const supervise_event_names[SV_N_EVENTS] = {
+	[SV_EV_CHILD] = "child",
+	[SV_EV_MAIN_GONE] = "main-gone",
+	[SV_EV_SETUP] = "setup",
+	[SV_EV_WALL] = "wall",
+	[SV_EV_CPU] = "cpu",
+	[SV_EV_GRACE] = "grace",
+	[SV_EV_SWEEP] = "sweep",
+	[SV_EV_OOM] = "oom",
+	[SV_EV_OUTPUT_OVER] = "output-over",
+	[SV_EV_OUTPUT_DONE] = "output-done",
+	[SV_EV_SYSCALL] = "syscall",
+	[SV_EV_SIGNAL] = "signal",
+	[SV_EV_TERMINATE] = "terminate",
+	[SV_EV_ANSWER] = "answer",
+	[SV_EV_FINAL] = "final",
+	[SV_EV_DELIVERED] = "delivered",
+};
+// clang-format on
+
+const char *supervise_state_name(enum sv_state st)
+{
+	return st < SV_N_STATES ? supervise_state_names[st] : NULL;
+}
+
+const char *supervise_event_name(enum sv_event ev)
+{
+	return ev < SV_N_EVENTS ? supervise_event_names[ev] : NULL;
+}
+
+const char *supervise_action_name(enum sv_state st, enum sv_event ev)
+{
+	if (st >= SV_N_STATES || ev >= SV_N_EVENTS)
+		return NULL;
+	return supervise_actions[st][ev].fn ? supervise_actions[st][ev].name : "-";
+}
+
+/*
+ * The event sources: each callback only says what happened.
+ */
+
+static void supervise_sigchld_cb(struct ev_loop *loop, ev_signal *w, int revents)
+{
+	supervise_dispatch(w->data, SV_EV_CHILD);
+}
+
+static void supervise_err_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	supervise_dispatch(w->data, SV_EV_SETUP);
+}
+
+static void supervise_wall_cb(struct ptimer *t)
+{
+	supervise_dispatch(t->data, SV_EV_WALL);
+}
+
+static void supervise_cpu_cb(struct ptimer *t)
+{
+	supervise_dispatch(t->data, SV_EV_CPU);
+}
+
+static void supervise_grace_cb(struct ptimer *t)
+{
+	supervise_dispatch(t->data, SV_EV_GRACE);
+}
+
+/* Whatever the state, the zombies first: the sweep looks for the living. */
+static void supervise_sweep_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	supervise_dispatch(w->data, SV_EV_CHILD);
+	supervise_dispatch(w->data, SV_EV_SWEEP);
+}
+
+/* The cgroup's memory.events changed (v2), or it ran out of memory (v1). */
+static void supervise_oom_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	supervise_dispatch(w->data, SV_EV_OOM);
 }
 
 static void supervise_output_exceeded(void *ctx)
 {
-	supervise_kill(ctx, KILL_OUTPUT);
+	supervise_dispatch(ctx, SV_EV_OUTPUT_OVER);
 }
 
 static void supervise_output_done(void *ctx)
 {
-	struct supervisor *s = ctx;
-
-	if (s->state == SV_ENDED)
-		fifo_kick(s->fifo);
+	supervise_dispatch(ctx, SV_EV_OUTPUT_DONE);
 }
 
 /* A process of the tree made a denied system call; it is stopped inside it. */
@@ -326,20 +640,9 @@ static void supervise_syscall_denied(void *ctx, const char *name)
 {
 	struct supervisor *s = ctx;
 
-	if (s->state >= SV_KILLING)
-		return;
-	strlcpy(s->syscall, name, sizeof s->syscall);
-	supervise_kill(s, KILL_SYSCALL);
-}
-
-static void supervise_begin_grace(struct supervisor *s)
-{
-	if (s->state != SV_RUNNING)
-		return;
-	s->state = SV_GRACE;
-	/* No signal now: a program that ends by itself within the grace period
-	 * has terminated normally, and a SIGTERM would make that impossible. */
-	ptimer_arm(&s->grace_timer, s->limits.grace_us * 1000u);
+	s->denied = name;
+	supervise_dispatch(s, SV_EV_SYSCALL);
+	s->denied = NULL;
 }
 
 const int supervise_end_signals[SUPERVISE_N_END_SIGNALS] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
@@ -352,62 +655,38 @@ void supervise_end_sigset(sigset_t *set)
 
 static void supervise_signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 {
-	struct supervisor *s = w->data;
-	int again = s->interrupted;
-
 	log_warnx("received SIG%s: ending the program", sigabbrev_np(w->signum));
-	s->interrupted = 1;
-	switch (s->state) {
-	case SV_RUNNING:
-		supervise_begin_grace(s);
-		break;
-	case SV_GRACE:
-		/* A second signal cuts the grace period short; a first one
-		 * during a grace a client started lets it run its course. */
-		if (again)
-			supervise_kill(s, KILL_TERMINATE);
-		break;
-	case SV_ENDED:
-		s->state = SV_DONE;
-		s->exit_code = EXIT_INTERRUPTED;
-		ev_break(loop, EVBREAK_ALL);
-		break;
-	default:
-		break; /* already killing: supervise_end stops the loop */
-	}
+	supervise_dispatch(w->data, SV_EV_SIGNAL);
 }
+
+/*
+ * The FIFOs' side: request and prepare are events; ready and compose only
+ * read the state.
+ */
 
 static void supervise_request(void *ctx, const struct fifo_request *req)
 {
-	struct supervisor *s = ctx;
-
 	if (req->kind == REQUEST_TERMINATE)
-		supervise_begin_grace(s);
+		supervise_dispatch(ctx, SV_EV_TERMINATE);
 }
 
-void supervise_call_finished(struct supervisor *s)
-{
-	if (s->finished_called)
-		return;
-	s->finished_called = 1;
-	if (s->finished)
-		s->finished(s->finished_ctx);
-}
-
+/* A terminating wait is answered once the sandbox has ended and its output
+ * is delivered. */
 static int supervise_ready(void *ctx, const struct fifo_request *req)
 {
-	struct supervisor *s = ctx;
+	const struct supervisor *s = ctx;
 
 	if (req->kind != REQUEST_TERMINATE)
 		return 1;
-	if (s->state < SV_ENDED || (s->output && !output_done(s->output)))
-		return 0;
-	/* The figures are final: the report goes before the answer. */
-	supervise_call_finished(s);
-	return 1;
+	return s->state >= SV_ENDED && (!s->output || output_done(s->output));
 }
 
-static void supervise_status(struct supervisor *s, char *buf, size_t len)
+static void supervise_prepare(void *ctx, const struct fifo_request *req)
+{
+	supervise_dispatch(ctx, req->kind == REQUEST_TERMINATE ? SV_EV_FINAL : SV_EV_ANSWER);
+}
+
+static void supervise_status(const struct supervisor *s, char *buf, size_t len)
 {
 	if (s->state < SV_KILLING) {
 		struct outcome running = {.kind = OUTCOME_RUNNING};
@@ -424,9 +703,6 @@ static size_t supervise_compose(void *ctx, const struct fifo_request *req, char 
 	char status[REPORT_STATUS_MAX], line[REPORT_STATUS_MAX];
 	uint64_t cpu, rss = 0;
 
-	if (s->state < SV_SWEEPING) {
-		supervise_reap(s);
-	}
 	if (s->state < SV_KILLING) {
 		measure_sample(&s->measure, &cpu, &rss);
 	} else if (s->state < SV_ENDED) {
@@ -445,20 +721,17 @@ static size_t supervise_compose(void *ctx, const struct fifo_request *req, char 
 	return report_response(cpu, rss, status, buf, len);
 }
 
-static void supervise_final_delivered(void *ctx)
+static void supervise_delivered(void *ctx)
 {
-	struct supervisor *s = ctx;
-
-	s->state = SV_DONE;
-	s->exit_code = s->interrupted ? EXIT_INTERRUPTED : EXIT_PROTOCOL_DONE;
-	ev_break(s->loop, EVBREAK_ALL);
+	supervise_dispatch(ctx, SV_EV_DELIVERED);
 }
 
 const struct fifo_ops supervise_fifo_ops = {
 	.request = supervise_request,
 	.ready = supervise_ready,
+	.prepare = supervise_prepare,
 	.compose = supervise_compose,
-	.final_delivered = supervise_final_delivered,
+	.final_delivered = supervise_delivered,
 };
 
 static unsigned supervise_ncpus(void)
@@ -525,7 +798,7 @@ int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limi
 	if (l->cpu_time_us != UNITS_UNLIMITED)
 		ptimer_arm(&s->cpu_timer, l->cpu_time_us * 1000u / s->ncpus);
 	/* A child that died before the watchers existed. */
-	supervise_reap(s);
+	supervise_dispatch(s, SV_EV_CHILD);
 	return 0;
 }
 

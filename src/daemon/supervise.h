@@ -20,12 +20,19 @@
 #include "sysfilter.h"
 
 /*
+ * The program's life, in states (what holds now) and events (what comes
+ * from outside: SIGCHLD, a timer, the cgroup, the output pump, the system
+ * call filter, a signal, the FIFOs). supervise.c has the whole table of
+ * what each event does in each state; in short:
+ *
  * RUNNING  --terminating wait or SIGTERM--> GRACE
  * RUNNING, GRACE --limit, grace over--> KILLING (tree SIGKILLed, main not yet reaped;
  *                                       the verdict is decided: answers say killed)
  * RUNNING, GRACE, KILLING --main reaped (in a PID namespace: its init)--> SWEEPING (leftovers killed until none is left)
  * SWEEPING --no descendant left--> ENDED (figures frozen)
- * ENDED --final answer delivered, or interrupted--> DONE (loop stops)
+ * ENDED --the final answer is due--> FINAL (finished() called: the report is in place)
+ * FINAL --final answer delivered--> DONE (loop stops)
+ * ENDED, FINAL --interrupted--> DONE (interrupted before, SWEEPING ends in DONE)
  *
  * finished() is called once when the sandbox has ended and its output is
  * delivered, before the final answer is composed: a client that reads that
@@ -45,7 +52,29 @@ enum sv_state {
 	SV_KILLING,
 	SV_SWEEPING,
 	SV_ENDED,
+	SV_FINAL,
 	SV_DONE,
+	SV_N_STATES
+};
+
+enum sv_event {
+	SV_EV_CHILD,       /* SIGCHLD: something to reap */
+	SV_EV_MAIN_GONE,   /* the main process (the init) has been reaped */
+	SV_EV_SETUP,       /* the set-up pipe has something to say */
+	SV_EV_WALL,        /* the wall-clock deadline */
+	SV_EV_CPU,         /* the CPU deadline's check */
+	SV_EV_GRACE,       /* the grace period is over */
+	SV_EV_SWEEP,       /* time to look for leftovers again */
+	SV_EV_OOM,         /* the cgroup's memory events changed */
+	SV_EV_OUTPUT_OVER, /* the output passed --output-limit */
+	SV_EV_OUTPUT_DONE, /* the output left after the end is delivered */
+	SV_EV_SYSCALL,     /* a denied system call (its name in s->denied) */
+	SV_EV_SIGNAL,      /* one of the signals that end proctord */
+	SV_EV_TERMINATE,   /* a terminating wait arrived */
+	SV_EV_ANSWER,      /* a wait's answer is about to be composed */
+	SV_EV_FINAL,       /* the terminating wait's answer is about to be composed */
+	SV_EV_DELIVERED,   /* that answer has been delivered (or dropped) */
+	SV_N_EVENTS
 };
 
 struct supervisor {
@@ -77,6 +106,7 @@ struct supervisor {
 	struct output *output;     /* NULL without --output-limit */
 	struct sysfilter_watch sysfilter; /* .loop NULL without --seccomp */
 	char syscall[64];          /* the denied call that ended the program */
+	const char *denied;        /* SV_EV_SYSCALL's call, while it is handled */
 	ev_signal sigchld;
 	ev_signal sigend[SUPERVISE_N_END_SIGNALS]; /* SIGTERM and the others that end it */
 	ev_io err_io;
@@ -101,5 +131,11 @@ void supervise_finish(struct supervisor *s);
 void supervise_call_finished(struct supervisor *s);
 
 extern const struct fifo_ops supervise_fifo_ops;
+
+/* The transition table by name ("-" for nothing), for its unit test, which
+ * checks it against the table in supervise.c's comment. */
+const char *supervise_state_name(enum sv_state st);
+const char *supervise_event_name(enum sv_event ev);
+const char *supervise_action_name(enum sv_state st, enum sv_event ev);
 
 #endif
