@@ -19,6 +19,7 @@
 
 #include "cgroup.h"
 #include "config.h"
+#include "cpuset.h"
 #include "fifo.h"
 #include "isolate.h"
 #include "output.h"
@@ -132,6 +133,9 @@ static void usage(FILE *out)
 		"  --memory-high SIZE   memory above which the tree is throttled (cgroup v2)\n"
 		"  --pids N             processes and threads of the tree (cgroup)\n"
 		"  --cpus CPUS          CPU bandwidth of the tree, 1.5 or 150%% (cgroup)\n"
+		"  --cpuset CPUS        run the tree on these CPUs only, a list such as 1,\n"
+		"                       0-3 or 0,2 (cpuset cgroup; else the affinity the\n"
+		"                       child sets, which the program could widen again)\n"
 		"  --cgroup MODE        cgroups to use: auto (v2, then v1 for the rest), v2,\n"
 		"                       v1, or none (rlimits and /proc only). Without a\n"
 		"                       cgroup, the cgroup limits above are a warning, or an\n"
@@ -623,7 +627,10 @@ static void report_cgroup(struct cgroup *cg, const struct limits *l, struct repo
 
 static void check_mechanism(void *ctx, const struct config_key *k, char *buf, size_t len)
 {
-	cgroup_key_mechanism(ctx, k->name, buf, len);
+	if (strcmp(k->name, "cpuset") == 0)
+		cpuset_mechanism(ctx, buf, len);
+	else
+		cgroup_key_mechanism(ctx, k->name, buf, len);
 }
 
 /* Where each figure comes from on this machine. */
@@ -801,6 +808,7 @@ int main(int argc, char **argv)
 	int join_fds[CG_MAX_HIER];
 	const char *join_paths[CG_MAX_HIER];
 	struct isolate iso;
+	cpu_set_t affinity;
 	struct prio prio;
 	struct sysfilter filter;
 	struct output output, *out = NULL;
@@ -823,6 +831,8 @@ int main(int argc, char **argv)
 	for (const struct config_key *k = config_keys; k->name; k++)
 		if (config_warning(&o.cfg, k, err, sizeof err))
 			log_warnx("warning: %s", err);
+	if (cpuset_check_config(&o.cfg, err, sizeof err) < 0)
+		log_fatalx(EXIT_USAGE, "%s", err);
 	memset(&filter, 0, sizeof filter);
 	in_fd = out_fd = err_fd = -1;
 	if (!o.check) {
@@ -961,6 +971,10 @@ int main(int argc, char **argv)
 	sc.n_join = cgroup_join_fds(&cg, join_fds, join_paths, CG_MAX_HIER, 1);
 	sc.join_fds = join_fds;
 	sc.join_paths = join_paths;
+	if (cpuset_by_affinity(&cg, &o.cfg.limits.cpuset)) {
+		cpuset_mask(&o.cfg.limits.cpuset, &affinity);
+		sc.affinity = &affinity;
+	}
 	sc.isolate = &iso;
 	sc.tty_foreground = tty_handover(&o, &iso);
 	if (o.cfg.limits.output_limit != UNITS_UNLIMITED) {
