@@ -21,6 +21,7 @@
 #include "config.h"
 #include "cpuset.h"
 #include "fifo.h"
+#include "hostcheck.h"
 #include "isolate.h"
 #include "output.h"
 #include "prio.h"
@@ -95,7 +96,8 @@ static void usage(FILE *out)
 		"  --profile NAME       use profile [NAME] of the file (default: [default]\n"
 		"                       if the file has one); options override the file\n"
 		"  --check              print the effective settings, where each came from\n"
-		"                       and what enforces it, then exit; changes nothing\n"
+		"                       and what enforces it, and what makes run times\n"
+		"                       noisy on this host, then exit; changes nothing\n"
 		"  --strict             a limit that cannot be honoured is an error\n"
 		"  --report FILE        write a JSON summary to FILE at the end (a new file\n"
 		"                       or a regular file of ours; - is stdout, /dev/fd/N\n"
@@ -885,6 +887,7 @@ int main(int argc, char **argv)
 			cgroup_print_plan(&cg, stdout, "");
 		}
 		n = check_pidns(&o.cfg, stdout);
+		hostcheck_print("", &o.cfg.limits.cpuset, stdout);
 		n += cgroup_unhonoured(&cg, &o.cfg.limits, NULL, NULL);
 		if (n) {
 			printf("\n");

@@ -52,6 +52,37 @@ run_pinned() {
 	[ "$ANS_HEAD" = "exited 0" ] || { ans_diag; diag "output: $(cat "$out")"; }
 }
 
+# --- --check's host audit -------------------------------------------------------
+
+audit=$("$PROCTORD" --check --cgroup none 2>&1)
+check_eq "--check with findings of the host audit still exits 0" 0 "$?"
+check_re "--check prints the host audit's title" \
+	"^host audit +what makes run times noisy on this host \(nothing was changed\)$" \
+	"$(grep '^host audit' <<<"$audit")" || diag "$audit"
+# What follows the title up to the next blank line: findings, or one line
+# saying there are none.
+findings=$(sed -n '/^host audit/,/^$/p' <<<"$audit" | sed '1d;/^$/d')
+diag "$findings"
+check_re "...then a line per finding (NAME what; what to do), or that there is none" \
+	"^((swap|smt|governor|turbo|boost|huge pages|aslr|core_pattern) +[^ ].*|( {15})nothing found .*)$" \
+	"$(head -n 1 <<<"$findings")"
+aslr=$(cat /proc/sys/kernel/randomize_va_space 2>/dev/null)
+if [ -n "$aslr" ] && [ "$aslr" != 0 ]; then
+	check_re "...such as ASLR, on here (randomize_va_space = $aslr), as noise" \
+		"^aslr +address space layout randomization is on \(kernel.randomize_va_space = $aslr\): it adds some noise" \
+		"$(grep '^aslr ' <<<"$findings")"
+else
+	check_eq "...and no ASLR line here (randomize_va_space = ${aslr:-unreadable})" "" \
+		"$(grep '^aslr ' <<<"$findings")"
+fi
+if grep -q '^|' /proc/sys/kernel/core_pattern 2>/dev/null; then
+	check_re "...and the core_pattern piped to a program" "^core_pattern +cores are piped" \
+		"$(grep '^core_pattern ' <<<"$findings")"
+else
+	check_eq "...and no core_pattern line (cores are not piped here)" "" \
+		"$(grep '^core_pattern ' <<<"$findings")"
+fi
+
 # --- bad values: one line, exit 2, nothing runs --------------------------------
 
 for bad in 3-1 "" 0,,1 x 1024; do
