@@ -591,7 +591,7 @@ static int cg_apply_cpuset(struct cgroup *cg, const struct limits *l, char *err,
 
 	if (h->version == 1) {
 		int pfd = open(h->parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		int rc = pfd < 0 ? -1 : read_small_file(pfd, "cpuset.mems", mems, sizeof mems);
+		ssize_t rc = pfd < 0 ? -1 : read_small_file(pfd, "cpuset.mems", mems, sizeof mems);
 
 		if (pfd >= 0)
 			close(pfd);

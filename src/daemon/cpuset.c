@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: ISC
-// --cpuset: which CPUs proctord may use, the check of the list against them, and how the tree is pinned.
+// --cpuset: the check against the CPUs proctord may use, and how the tree is pinned.
 //
 // A cpuset cgroup pins the whole tree where there is one: every process in
 // it can only run on the cgroup's CPUs, whatever it asks for. Without one,

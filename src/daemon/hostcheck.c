@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: ISC
-// --check's audit of the host: what makes run times noisy, one line each with what to do.
+// --check's audit of the host: what makes run times noisy, a line each with what to do.
 //
 // A judge compares run times with limits, so what makes the same program
 // take different times on the same machine is worth a line: swap the memory
@@ -62,7 +62,7 @@ static int hc_read_cpus(const char *root, const char *rel, struct units_cpuset *
 }
 
 __attribute__((format(printf, 3, 4))) static void hc_finding(FILE *out, const char *name,
-							      const char *fmt, ...)
+							     const char *fmt, ...)
 {
 	va_list ap;
 
@@ -216,10 +216,11 @@ static size_t hc_turbo(const char *root, FILE *out)
 
 	if (hc_read(root, HC_CPU "/intel_pstate/no_turbo", v, sizeof v) == 0 &&
 	    strcmp(v, "0") == 0) {
-		hc_finding(out, "turbo",
-			   "on (intel_pstate/no_turbo = 0): the clock rises while few cores are busy "
-			   "and the chip is cool, so run times depend on the machine's load and "
-			   "temperature; echo 1 > /sys/devices/system/cpu/intel_pstate/no_turbo");
+		hc_finding(
+		    out, "turbo",
+		    "on (intel_pstate/no_turbo = 0): the clock rises while few cores are busy "
+		    "and the chip is cool, so run times depend on the machine's load and "
+		    "temperature; echo 1 > /sys/devices/system/cpu/intel_pstate/no_turbo");
 		n++;
 	}
 	if (hc_read(root, HC_CPU "/cpufreq/boost", v, sizeof v) == 0 && strcmp(v, "1") == 0) {
@@ -268,11 +269,12 @@ static size_t hc_core_pattern(const char *root, FILE *out)
 
 	if (hc_read(root, "proc/sys/kernel/core_pattern", v, sizeof v) < 0 || v[0] != '|')
 		return 0;
-	hc_finding(out, "core_pattern",
-		   "cores are piped to a program (%s): the kernel hands it every crash whatever "
-		   "RLIMIT_CORE says (proctord sets 0), and the crashed program's end waits for it; "
-		   "sysctl kernel.core_pattern=core",
-		   v);
+	hc_finding(
+	    out, "core_pattern",
+	    "cores are piped to a program (%s): the kernel hands it every crash whatever "
+	    "RLIMIT_CORE says (proctord sets 0), and the crashed program's end waits for it; "
+	    "sysctl kernel.core_pattern=core",
+	    v);
 	return 1;
 }
 
@@ -293,8 +295,9 @@ size_t hostcheck_print(const char *root, const struct units_cpuset *cpus, FILE *
 	n += hc_aslr(root, out);
 	n += hc_core_pattern(root, out);
 	if (n == 0)
-		fprintf(out, "%-*s nothing found (swap, SMT, cpufreq, turbo, huge pages, ASLR, "
-			     "core_pattern)\n",
+		fprintf(out,
+			"%-*s nothing found (swap, SMT, cpufreq, turbo, huge pages, ASLR, "
+			"core_pattern)\n",
 			HC_NAME_W, "");
 	return n;
 }

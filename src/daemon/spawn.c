@@ -197,10 +197,11 @@ static void spawn_child_foreground(void)
 
 /* The first steps of the init and of the program, in this order. Into the
  * sandbox's cgroups (join): all it does from here on, and every process it
- * starts, is accounted and limited there (and pinned to --cpuset's CPUs). Drop proctord's descriptors (its
- * FIFOs among them) now, not at execve: a set-up that blocks (a --stdin FIFO
- * nobody writes) must not keep the wait FIFO open should proctord die; only
- * keep stays, closed at execve. libev blocks the signals it watches, and
+ * starts, is accounted and limited there, and pinned to --cpuset's CPUs
+ * (by the cgroup, or by the affinity set here). Drop proctord's descriptors
+ * (its FIFOs among them) now, not at execve: a set-up that blocks (a --stdin
+ * FIFO nobody writes) must not keep the wait FIFO open should proctord die;
+ * only keep stays, closed at execve. libev blocks the signals it watches, and
  * SIG_IGN survives execve: back to the defaults, nothing blocked. */
 static void spawn_child_prepare(const struct spawn_config *c, int errfd, int join,
 				const int *keep, size_t n_keep)

@@ -55,11 +55,12 @@ static void quiet_host(void)
 	for (int c = 0; c < 4; c++) {
 		char rel[128], v[8];
 
-		snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%d/topology/thread_siblings_list",
-			 c);
+		snprintf(rel, sizeof rel,
+			 "sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", c);
 		snprintf(v, sizeof v, "%d\n", c);
 		put(rel, v);
-		snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", c);
+		snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor",
+			 c);
 		put(rel, "performance\n");
 	}
 	put("sys/devices/system/cpu/intel_pstate/no_turbo", "1\n");
@@ -276,17 +277,17 @@ static void every_finding_at_once(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(a_quiet_host_has_nothing_to_say, setup, teardown),
-		cmocka_unit_test_setup_teardown(missing_files_are_no_findings, setup, teardown),
-		cmocka_unit_test_setup_teardown(swap_without_accounting_says_memory_max_misses_it,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(smt_siblings_of_the_chosen_cpus, setup, teardown),
-		cmocka_unit_test_setup_teardown(a_governor_other_than_performance, setup, teardown),
-		cmocka_unit_test_setup_teardown(turbo_and_boost, setup, teardown),
-		cmocka_unit_test_setup_teardown(huge_pages_always, setup, teardown),
-		cmocka_unit_test_setup_teardown(aslr_adds_noise, setup, teardown),
-		cmocka_unit_test_setup_teardown(core_pattern_piped_to_a_program, setup, teardown),
-		cmocka_unit_test_setup_teardown(every_finding_at_once, setup, teardown),
+	    cmocka_unit_test_setup_teardown(a_quiet_host_has_nothing_to_say, setup, teardown),
+	    cmocka_unit_test_setup_teardown(missing_files_are_no_findings, setup, teardown),
+	    cmocka_unit_test_setup_teardown(swap_without_accounting_says_memory_max_misses_it,
+					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(smt_siblings_of_the_chosen_cpus, setup, teardown),
+	    cmocka_unit_test_setup_teardown(a_governor_other_than_performance, setup, teardown),
+	    cmocka_unit_test_setup_teardown(turbo_and_boost, setup, teardown),
+	    cmocka_unit_test_setup_teardown(huge_pages_always, setup, teardown),
+	    cmocka_unit_test_setup_teardown(aslr_adds_noise, setup, teardown),
+	    cmocka_unit_test_setup_teardown(core_pattern_piped_to_a_program, setup, teardown),
+	    cmocka_unit_test_setup_teardown(every_finding_at_once, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
