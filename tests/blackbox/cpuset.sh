@@ -45,6 +45,8 @@ run_pinned() {
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do args+=("$1"); shift; done
 	[ "${1:-}" = -- ] && shift
 	widen=${1:-}
+	ANS_HEAD= ANS_RAW=
+	: >"$out"
 	run_to_end "${args[@]}" --stdout "$out" -- sh -c "$prog" sh $widen
 	PROG_CPUS=$(sed -n 's/^program[[:space:]]*//p' "$out")
 	GRAND_CPUS=$(sed -n 's/^grandchild[[:space:]]*//p' "$out")
