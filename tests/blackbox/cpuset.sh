@@ -31,12 +31,13 @@ while IFS= read -r l; do
 	case $l in Cpus_allowed_list:*) echo "program ${l#*:}" ;; esac
 done </proc/self/status
 sh -c "sh -c \"sed -n s/^Cpus_allowed_list:/grandchild/p /proc/self/status; true\"; true"
-sed -n "s/^[0-9]*:cpuset:/cpuset-cgroup /p" /proc/self/cgroup
+sed -n -e "s/^[0-9]*:cpuset:/cpuset-cgroup /p" -e "s/^0::/v2-cgroup /p" /proc/self/cgroup
 '
 
 # run_pinned NAME [proctord options...] -- [widen]: run the program, pinned,
-# to its end; sets PROG_CPUS and GRAND_CPUS (blanks removed), and PROG_CG
-# (its v1 cpuset cgroup, where there is that hierarchy).
+# to its end; sets PROG_CPUS and GRAND_CPUS (blanks removed), PROG_CG (its
+# v1 cpuset cgroup, where there is that hierarchy) and PROG_CG2 (its v2
+# cgroup).
 run_pinned() {
 	local name=$1 out widen=
 	shift
@@ -51,6 +52,7 @@ run_pinned() {
 	PROG_CPUS=$(sed -n 's/^program[[:space:]]*//p' "$out")
 	GRAND_CPUS=$(sed -n 's/^grandchild[[:space:]]*//p' "$out")
 	PROG_CG=$(sed -n 's/^cpuset-cgroup //p' "$out")
+	PROG_CG2=$(sed -n 's/^v2-cgroup //p' "$out")
 	[ "$ANS_HEAD" = "exited 0" ] || { ans_diag; diag "output: $(cat "$out")"; }
 }
 
@@ -171,6 +173,19 @@ if [ "$(id -u)" -ne 0 ]; then
 	done_testing
 	exit 0
 fi
+# tests/vm (pure v2): each proctord alone in a cgroup of its own below the
+# scope, as `systemd-run --scope -p Delegate=yes` starts it, so that it may
+# hand the cpuset controller to the sandbox's cgroup.
+if [ -n "${PROCTOR_TEST_SCOPE:-}" ]; then
+	cat >"$T/proctord-in-scope" <<EOF
+#!/bin/bash
+d="$PROCTOR_TEST_SCOPE/pd.\$\$.\$RANDOM"
+mkdir "\$d" && echo \$\$ > "\$d/cgroup.procs" || exit 3
+exec "$PROCTORD" "\$@"
+EOF
+	chmod 755 "$T/proctord-in-scope"
+	PROCTORD="$T/proctord-in-scope"
+fi
 check_out=$("$PROCTORD" --check --cpuset "$set_" 2>&1)
 if ! grep -Eq "^cpuset .* cgroup[12] cpuset.cpus" <<<"$check_out"; then
 	skip "the cpuset cgroup" "no cpuset hierarchy serves proctord here"
@@ -193,6 +208,11 @@ cgdir=$(awk '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup
 if grep -Eq "^cpuset .* cgroup1 cpuset.cpus" <<<"$check_out"; then
 	check_re "...in a v1 cpuset cgroup of its own" "/proctor-[0-9.]+$" "$PROG_CG"
 	check "...which is removed at the end" gone "$cgdir$PROG_CG"
+fi
+v2dir=$(awk '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") print $5; break } }' /proc/self/mountinfo | head -n 1)
+if grep -Eq "^cpuset .* cgroup2 cpuset.cpus" <<<"$check_out"; then
+	check_re "...in a v2 cgroup of its own" "/proctor-[0-9.]+$" "$PROG_CG2"
+	check "...which is removed at the end" gone "$v2dir$PROG_CG2"
 fi
 
 done_testing
