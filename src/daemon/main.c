@@ -887,13 +887,13 @@ int main(int argc, char **argv)
 			cgroup_print_plan(&cg, stdout, "");
 		}
 		n = check_pidns(&o.cfg, stdout);
-		hostcheck_print("", &o.cfg.limits.cpuset, stdout);
 		n += cgroup_unhonoured(&cg, &o.cfg.limits, NULL, NULL);
 		if (n) {
 			printf("\n");
 			cgroup_unhonoured(&cg, &o.cfg.limits, stdout, "");
 		}
 		n += check_isolation(&o.cfg, stdout, "\ncannot be honoured: ");
+		hostcheck_print("", &o.cfg.limits.cpuset, stdout);
 		cgroup_destroy(&cg);
 		config_free(&o.cfg);
 		return n ? EXIT_SETUP : 0;
