@@ -302,3 +302,115 @@ void units_format_cpus(uint64_t milli, char *buf, size_t len)
 			buf[--n] = '\0';
 	}
 }
+
+int units_cpuset_has(const struct units_cpuset *set, unsigned cpu)
+{
+	return cpu < UNITS_CPUSET_MAX && (set->bits[cpu / 64] >> (cpu % 64) & 1u);
+}
+
+void units_cpuset_add(struct units_cpuset *set, unsigned cpu)
+{
+	if (cpu < UNITS_CPUSET_MAX)
+		set->bits[cpu / 64] |= (uint64_t)1 << (cpu % 64);
+}
+
+int units_cpuset_empty(const struct units_cpuset *set)
+{
+	for (size_t i = 0; i < UNITS_CPUSET_MAX / 64; i++)
+		if (set->bits[i])
+			return 0;
+	return 1;
+}
+
+/* One CPU number at *s, advanced past it. */
+static const char *cpuset_number(const char **s, unsigned *out)
+{
+	unsigned v = 0;
+
+	if (!isdigit((unsigned char)**s))
+		return "expected a CPU list such as 0, 1-3 or 0,2,4-7";
+	while (isdigit((unsigned char)**s)) {
+		v = v * 10 + (unsigned)(**s - '0');
+		if (v >= UNITS_CPUSET_MAX)
+			return "CPU number too large (at most 1023)";
+		(*s)++;
+	}
+	*out = v;
+	return NULL;
+}
+
+const char *units_parse_cpuset(const char *s, struct units_cpuset *out)
+{
+	struct units_cpuset set;
+
+	memset(&set, 0, sizeof set);
+	if (!s || !*s)
+		return "expected a CPU list such as 0, 1-3 or 0,2,4-7";
+	for (;;) {
+		unsigned lo, hi;
+		const char *err = cpuset_number(&s, &lo);
+
+		if (err)
+			return err;
+		hi = lo;
+		if (*s == '-') {
+			s++;
+			err = cpuset_number(&s, &hi);
+			if (err)
+				return err;
+			if (hi < lo)
+				return "a range of CPUs must go up (1-3, not 3-1)";
+		}
+		for (unsigned c = lo; c <= hi; c++)
+			units_cpuset_add(&set, c);
+		if (*s == '\0')
+			break;
+		if (*s != ',')
+			return "expected a CPU list such as 0, 1-3 or 0,2,4-7";
+		s++;
+	}
+	*out = set;
+	return NULL;
+}
+
+void units_format_cpuset(const struct units_cpuset *set, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	for (unsigned c = 0; c < UNITS_CPUSET_MAX; c++) {
+		unsigned end = c;
+		char item[32];
+		size_t n;
+
+		if (!units_cpuset_has(set, c))
+			continue;
+		while (end + 1 < UNITS_CPUSET_MAX && units_cpuset_has(set, end + 1))
+			end++;
+		if (end == c)
+			snprintf(item, sizeof item, "%s%u", used ? "," : "", c);
+		else
+			snprintf(item, sizeof item, "%s%u-%u", used ? "," : "", c, end);
+		n = strlen(item);
+		if (used + n >= len) {
+			/* Cut after a whole item, and say so: a shorter list
+			 * would be a wrong set. */
+			size_t at = used;
+
+			if (len < 4)
+				return;
+			if (at + 4 > len) {
+				at = len - 4;
+				while (at > 0 && buf[at - 1] != ',')
+					at--;
+			}
+			memcpy(buf + at, "...", 4);
+			return;
+		}
+		memcpy(buf + used, item, n + 1);
+		used += n;
+		c = end;
+	}
+}

@@ -29,6 +29,24 @@ const char *units_parse_cpus(const char *s, int allow_unlimited, uint64_t *out_m
 /* Counts: a non-negative decimal integer. */
 const char *units_parse_count(const char *s, int allow_unlimited, uint64_t *out);
 
+/* A set of CPU numbers (--cpuset): bit n of bits[n / 64] is CPU n. As wide
+ * as glibc's cpu_set_t, which sched_setaffinity takes. Empty: not set. */
+#define UNITS_CPUSET_MAX 1024
+struct units_cpuset {
+	uint64_t bits[UNITS_CPUSET_MAX / 64];
+};
+
+/* A CPU list as the kernel writes one ("0", "1-3", "0,2,5-7"): numbers and
+ * ascending ranges, comma-separated, no blanks, each CPU below
+ * UNITS_CPUSET_MAX; at least one CPU. */
+const char *units_parse_cpuset(const char *s, struct units_cpuset *out);
+/* The canonical list ("0-2,5"), "" for the empty set; one that does not fit
+ * in buf is cut and ends in "..." (buf of at least 4). */
+void units_format_cpuset(const struct units_cpuset *set, char *buf, size_t len);
+int units_cpuset_has(const struct units_cpuset *set, unsigned cpu);
+void units_cpuset_add(struct units_cpuset *set, unsigned cpu);
+int units_cpuset_empty(const struct units_cpuset *set);
+
 /* "1.500s", "50ms", "2.000s"; "unlimited" */
 void units_format_duration(uint64_t us, char *buf, size_t len);
 /* "256MiB", "1.5GiB", "100B"; "unlimited" */

@@ -85,7 +85,7 @@ static int cgd_useful_v1(const char *ctrls)
 {
 	return cgd_has_word(ctrls, "memory") || cgd_has_word(ctrls, "pids") ||
 	       cgd_has_word(ctrls, "cpuacct") || cgd_has_word(ctrls, "cpu") ||
-	       cgd_has_word(ctrls, "freezer");
+	       cgd_has_word(ctrls, "freezer") || cgd_has_word(ctrls, "cpuset");
 }
 
 /* Whether mount m is of the hierarchy of version v and controllers ctrls:

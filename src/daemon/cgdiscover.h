@@ -32,7 +32,7 @@ size_t cgd_parse_mountinfo(char *text, struct cgd_mount *mv, size_t max);
 char *cgd_dir_under(const struct cgd_mount *m, const char *path);
 /* The hierarchies of /proc/PID/cgroup text (cut up in place) that serve a
  * controller proctord uses (v2 always; v1 memory, pids, cpu, cpuacct,
- * freezer) and that one of the nm mounts shows: at most max, in the text's
+ * freezer, cpuset) and that one of the nm mounts shows: at most max, in the text's
  * order, each under the first such mount. Returns how many. */
 size_t cgd_match(char *proc_cgroup, const struct cgd_mount *mv, size_t nm, struct cgd_hier *out,
 		 size_t max);

@@ -28,6 +28,7 @@ enum cg_role {
 	CG_ROLE_KILL,    /* v2 cgroup.kill */
 	CG_ROLE_FREEZE,  /* v2 cgroup.freeze, v1 freezer */
 	CG_ROLE_EVENTS,  /* v2 cgroup.events: populated */
+	CG_ROLE_CPUSET,  /* the CPUs of --cpuset: v2 or v1 cpuset.cpus */
 	CG_ROLE_COUNT,
 };
 
@@ -92,7 +93,7 @@ const char *cgroup_role_source(const struct cgroup *cg, enum cg_role r, char *bu
  * or the reason it cannot be. */
 void cgroup_key_mechanism(const struct cgroup *cg, const char *key, char *buf, size_t len);
 /* Whether a cgroup enforces limit key ("memory_max", "memory_high", "pids",
- * "cpus") on this machine. */
+ * "cpus", "cpuset") on this machine. */
 int cgroup_enforced(const struct cgroup *cg, const char *key);
 /* Whether --check found something set-up would change (cgroup_print_plan). */
 int cgroup_has_plan(const struct cgroup *cg);

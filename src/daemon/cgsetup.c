@@ -465,8 +465,9 @@ static void cg_setup_v2(struct cgroup *cg, size_t i, const struct limits *l)
 {
 	struct cg_hier *h = &cg->h[i];
 	char why_mem[CG_WHY] = "", why_pids[CG_WHY] = "", why_cpu[CG_WHY] = "", why[CG_WHY];
+	char why_cpuset[CG_WHY] = "";
 	int pfd = open(h->parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int mem = -1, pids = -1, cpu = -1, rc;
+	int mem = -1, pids = -1, cpu = -1, cpuset = -1, rc;
 
 	if (pfd < 0) {
 		snprintf(why, sizeof why, "cannot open the cgroup %s: %s", h->parent, strerror(errno));
@@ -477,6 +478,8 @@ static void cg_setup_v2(struct cgroup *cg, size_t i, const struct limits *l)
 	pids = cg_enable(cg, h, pfd, "pids", why_pids, sizeof why_pids);
 	if (l->cpus_milli != UNITS_UNLIMITED)
 		cpu = cg_enable(cg, h, pfd, "cpu", why_cpu, sizeof why_cpu);
+	if (!units_cpuset_empty(&l->cpuset))
+		cpuset = cg_enable(cg, h, pfd, "cpuset", why_cpuset, sizeof why_cpuset);
 	close(pfd);
 	rc = cg_create(cg, h, why, sizeof why);
 	if (rc == -2)
@@ -505,6 +508,10 @@ static void cg_setup_v2(struct cgroup *cg, size_t i, const struct limits *l)
 		cg_take(cg, CG_ROLE_CPUMAX, i);
 	else
 		strlcpy(cg->why[CG_ROLE_CPUMAX], why_cpu, sizeof cg->why[0]);
+	if (cpuset == 0 && cg_v2_has(cg, h, "cpuset.cpus"))
+		cg_take(cg, CG_ROLE_CPUSET, i);
+	else
+		strlcpy(cg->why[CG_ROLE_CPUSET], why_cpuset, sizeof cg->why[0]);
 	/* Always made: cgroup.kill and cpu.stat need no controller. */
 	h->used = 1;
 }
@@ -527,6 +534,9 @@ static void cg_setup_v1(struct cgroup *cg, size_t i, const struct limits *l)
 	if (cg->role[CG_ROLE_KILL] < 0 && cg->role[CG_ROLE_FREEZE] < 0 &&
 	    cgd_has_word(h->ctrls, "freezer"))
 		want = 1;
+	if (cg->role[CG_ROLE_CPUSET] < 0 && !units_cpuset_empty(&l->cpuset) &&
+	    cgd_has_word(h->ctrls, "cpuset"))
+		want = 1;
 	if (!want)
 		return;
 	rc = cg_create(cg, h, why, sizeof why);
@@ -539,6 +549,8 @@ static void cg_setup_v1(struct cgroup *cg, size_t i, const struct limits *l)
 			strlcpy(cg->why[CG_ROLE_PIDS], why, sizeof cg->why[0]);
 		if (cgd_has_word(h->ctrls, "cpu"))
 			strlcpy(cg->why[CG_ROLE_CPUMAX], why, sizeof cg->why[0]);
+		if (cgd_has_word(h->ctrls, "cpuset"))
+			strlcpy(cg->why[CG_ROLE_CPUSET], why, sizeof cg->why[0]);
 		return;
 	}
 	if (cgd_has_word(h->ctrls, "memory"))
@@ -551,6 +563,8 @@ static void cg_setup_v1(struct cgroup *cg, size_t i, const struct limits *l)
 		cg_take(cg, CG_ROLE_CPUMAX, i);
 	if (cg->role[CG_ROLE_KILL] < 0 && cgd_has_word(h->ctrls, "freezer"))
 		cg_take(cg, CG_ROLE_FREEZE, i);
+	if (!units_cpuset_empty(&l->cpuset) && cgd_has_word(h->ctrls, "cpuset"))
+		cg_take(cg, CG_ROLE_CPUSET, i);
 	h->used = 1;
 }
 
@@ -565,6 +579,33 @@ static int cg_limit(struct cgroup *cg, enum cg_role r, const char *file, const c
 	snprintf(err, errlen, "cannot write %s to %s/%s: %s", value, h->path, file,
 		 strerror(errno));
 	return -1;
+}
+
+/* --cpuset. A v1 cpuset takes no task until it has memory nodes too: its
+ * parent's (a new v1 cpuset starts with none, unless cgroup.clone_children
+ * copied them). */
+static int cg_apply_cpuset(struct cgroup *cg, const struct limits *l, char *err, size_t errlen)
+{
+	struct cg_hier *h = &cg->h[cg->role[CG_ROLE_CPUSET]];
+	char cpus[4 * UNITS_CPUSET_MAX], mems[512];
+
+	if (h->version == 1) {
+		int pfd = open(h->parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		ssize_t rc = pfd < 0 ? -1 : read_small_file(pfd, "cpuset.mems", mems, sizeof mems);
+
+		if (pfd >= 0)
+			close(pfd);
+		if (rc < 0) {
+			snprintf(err, errlen, "cannot read %s/cpuset.mems: %s", h->parent,
+				 strerror(errno));
+			return -1;
+		}
+		mems[strcspn(mems, "\n")] = '\0';
+		if (cg_limit(cg, CG_ROLE_CPUSET, "cpuset.mems", mems, err, errlen) < 0)
+			return -1;
+	}
+	units_format_cpuset(&l->cpuset, cpus, sizeof cpus);
+	return cg_limit(cg, CG_ROLE_CPUSET, "cpuset.cpus", cpus, err, errlen);
 }
 
 static int cg_apply_limits(struct cgroup *cg, const struct limits *l, char *err, size_t errlen)
@@ -610,6 +651,8 @@ static int cg_apply_limits(struct cgroup *cg, const struct limits *l, char *err,
 		if (cg_limit(cg, CG_ROLE_PIDS, "pids.max", v, err, errlen) < 0)
 			return -1;
 	}
+	if (cg->role[CG_ROLE_CPUSET] >= 0 && cg_apply_cpuset(cg, l, err, errlen) < 0)
+		return -1;
 	if (cg->role[CG_ROLE_CPUMAX] >= 0 && l->cpus_milli != UNITS_UNLIMITED) {
 		/* quota per 100 ms period; a thousandth of a CPU is 100 µs.
 		 * units_parse_cpus bounds cpus_milli: no overflow. */
@@ -773,12 +816,12 @@ const char *cgroup_role_source(const struct cgroup *cg, enum cg_role r, char *bu
 {
 	static const char *const v2[CG_ROLE_COUNT] = {
 		"cpu.stat usage_usec", "memory.peak, memory.events", "pids controller", "cpu.max",
-		"cgroup.kill", "cgroup.freeze", "cgroup.events",
+		"cgroup.kill", "cgroup.freeze", "cgroup.events", "cpuset.cpus",
 	};
 	static const char *const v1[CG_ROLE_COUNT] = {
 		"cpuacct.usage", "memory.max_usage_in_bytes, memory.oom_control", "pids controller",
 		"cpu.cfs_quota_us",
-		"-", "freezer.state", "-",
+		"-", "freezer.state", "-", "cpuset.cpus, cpuset.mems",
 	};
 	const struct cg_hier *h;
 
@@ -798,6 +841,8 @@ static enum cg_role cg_key_role(const char *key)
 		return CG_ROLE_PIDS;
 	if (strcmp(key, "cpus") == 0)
 		return CG_ROLE_CPUMAX;
+	if (strcmp(key, "cpuset") == 0)
+		return CG_ROLE_CPUSET;
 	return CG_ROLE_MEMORY;
 }
 
@@ -844,6 +889,8 @@ void cgroup_key_mechanism(const struct cgroup *cg, const char *key, char *buf, s
 		file = "memory.high";
 	else if (r == CG_ROLE_PIDS)
 		file = "pids.max";
+	else if (r == CG_ROLE_CPUSET)
+		file = h->version == 2 ? "cpuset.cpus" : "cpuset.cpus, cpuset.mems";
 	else
 		file = h->version == 2 ? "cpu.max" : "cpu.cfs_quota_us";
 	snprintf(buf, len, "cgroup%d %s (%s)", h->version, file, h->path);

@@ -7,6 +7,8 @@
 #include "cgroup.h"
 #include "check.h"
 #include "config.h"
+#include "cpuset.h"
+#include "hostcheck.h"
 #include "isolate.h"
 #include "log.h"
 #include "options.h"
@@ -49,7 +51,10 @@ static size_t check_isolation(const struct config *c, FILE *out, const char *pre
 
 static void check_mechanism(void *ctx, const struct config_key *k, char *buf, size_t len)
 {
-	cgroup_key_mechanism(ctx, k->name, buf, len);
+	if (strcmp(k->name, "cpuset") == 0)
+		cpuset_mechanism(ctx, buf, len);
+	else
+		cgroup_key_mechanism(ctx, k->name, buf, len);
 }
 
 /* Where each figure comes from on this machine. */
@@ -145,6 +150,7 @@ int check_run(struct options *o)
 		cgroup_unhonoured(&cg, &o->cfg.limits, stdout, "");
 	}
 	n += check_isolation(&o->cfg, stdout, "\ncannot be honoured: ");
+	hostcheck_print("", &o->cfg.limits.cpuset, stdout);
 	cgroup_destroy(&cg);
 	config_free(&o->cfg);
 	return n ? EXIT_SETUP : 0;

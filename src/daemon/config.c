@@ -43,6 +43,7 @@ const struct config_key config_keys[] = {
 	{"memory_high", CONFIG_SIZE, OFF(limits.memory_high), "SIZE", NULL, 1},
 	{"pids", CONFIG_COUNT, OFF(limits.pids), "N", NULL, 1},
 	{"cpus", CONFIG_CPUS, OFF(limits.cpus_milli), "CPUS", NULL, 1},
+	{"cpuset", CONFIG_CPUSET, OFF(limits.cpuset), "CPUS", NULL, 1},
 	{"grace", CONFIG_DURATION, OFF(limits.grace_us), "DURATION",
 	 "timer after a terminating wait; then the tree is killed", 0},
 	{"dir", CONFIG_PATH, OFF(dir), "DIR", NULL, 0},
@@ -226,6 +227,9 @@ const char *config_set(struct config *c, const struct config_key *k, const char 
 	case CONFIG_CPUS:
 		err = units_parse_cpus(value, 1, &v);
 		break;
+	case CONFIG_CPUSET:
+		err = units_parse_cpuset(value, &c->limits.cpuset);
+		break;
 	case CONFIG_PATH:
 		if (!value[0])
 			return "expected a path";
@@ -298,6 +302,8 @@ int config_is_set(const struct config *c, const struct config_key *k)
 		return *(const int *)(const void *)((const char *)c + k->offset) != 0;
 	case CONFIG_MODE:
 		return c->dir_mode != 0700;
+	case CONFIG_CPUSET:
+		return !units_cpuset_empty(&c->limits.cpuset);
 	default:
 		config_init(&d);
 		return *config_cu64(c, k) != *config_cu64(&d, k);
@@ -323,6 +329,11 @@ void config_format(const struct config *c, const struct config_key *k, char *buf
 		break;
 	case CONFIG_CPUS:
 		units_format_cpus(*config_cu64(c, k), buf, len);
+		break;
+	case CONFIG_CPUSET:
+		units_format_cpuset(&c->limits.cpuset, buf, len);
+		if (!buf[0])
+			snprintf(buf, len, "any");
 		break;
 	case CONFIG_PATH:
 	case CONFIG_USER:

@@ -14,6 +14,7 @@ enum config_type {
 	CONFIG_SIZE,
 	CONFIG_COUNT,
 	CONFIG_CPUS,
+	CONFIG_CPUSET, /* a CPU list, struct units_cpuset */
 	CONFIG_PATH,
 	CONFIG_MODE,
 	CONFIG_BOOL,

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: ISC
 // The effective limits of one sandbox.
+#include <string.h>
+
 #include "sblimits.h"
 
 void limits_init(struct limits *l)
@@ -15,5 +17,6 @@ void limits_init(struct limits *l)
 	l->memory_max = UNITS_UNLIMITED;
 	l->memory_high = UNITS_UNLIMITED;
 	l->pids = UNITS_UNLIMITED;
+	memset(&l->cpuset, 0, sizeof l->cpuset);
 	l->cpus_milli = UNITS_UNLIMITED;
 }

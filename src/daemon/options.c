@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "cpuset.h"
 #include "log.h"
 #include "optexact.h"
 #include "options.h"
@@ -40,7 +41,8 @@ static void options_usage(FILE *out)
 		"  --profile NAME       use profile [NAME] of the file (default: [default]\n"
 		"                       if the file has one); options override the file\n"
 		"  --check              print the effective settings, where each came from\n"
-		"                       and what enforces it, then exit; changes nothing\n"
+		"                       and what enforces it, and what makes run times\n"
+		"                       noisy on this host, then exit; changes nothing\n"
 		"  --strict             a limit that cannot be honoured is an error\n"
 		"  --report FILE        write a JSON summary to FILE at the end (a new file\n"
 		"                       or a regular file of ours; - is stdout, /dev/fd/N\n"
@@ -78,6 +80,9 @@ static void options_usage(FILE *out)
 		"  --memory-high SIZE   memory above which the tree is throttled (cgroup v2)\n"
 		"  --pids N             processes and threads of the tree (cgroup)\n"
 		"  --cpus CPUS          CPU bandwidth of the tree, 1.5 or 150%% (cgroup)\n"
+		"  --cpuset CPUS        run the tree on these CPUs only, a list such as 1,\n"
+		"                       0-3 or 0,2 (cpuset cgroup; else the affinity the\n"
+		"                       child sets, which the program could widen again)\n"
 		"  --cgroup MODE        cgroups to use: auto (v2, then v1 for the rest), v2,\n"
 		"                       v1, or none (rlimits and /proc only). Without a\n"
 		"                       cgroup, the cgroup limits above are a warning, or an\n"
@@ -313,4 +318,6 @@ void options_warnings(const struct options *o)
 	for (const struct config_key *k = config_keys; k->name; k++)
 		if (config_warning(&o->cfg, k, err, sizeof err))
 			log_warnx("warning: %s", err);
+	if (cpuset_check_config(&o->cfg, err, sizeof err) < 0)
+		log_fatalx(EXIT_USAGE, "%s", err);
 }

@@ -293,6 +293,14 @@ char *report_json_text(const struct report_final *f)
 			   "cpus_milli", report_limit(l->cpus_milli), "grace_us",
 			   report_u64(l->grace_us));
 	json_object_set_new(limits, "output_bytes", report_limit(l->output_limit));
+	if (units_cpuset_empty(&l->cpuset)) {
+		json_object_set_new(limits, "cpuset", json_null());
+	} else {
+		char cpus[4 * UNITS_CPUSET_MAX];
+
+		units_format_cpuset(&l->cpuset, cpus, sizeof cpus);
+		json_object_set_new(limits, "cpuset", json_string(cpus));
+	}
 	isolation = json_pack("{s:b, s:b, s:b}", "new_session", f->new_session, "unshare_net",
 			      f->unshare_net, "unshare_ipc", f->unshare_ipc);
 	json_object_set_new(isolation, "user", f->user ? json_string(f->user) : json_null());

@@ -22,6 +22,9 @@ struct limits {
 	uint64_t memory_high;   /* bytes */
 	uint64_t pids;          /* processes */
 	uint64_t cpus_milli;    /* CPU bandwidth in thousandths of a CPU */
+	/* The CPUs the tree may run on (a cpuset cgroup, else the affinity
+	 * the child sets before execve); empty: not pinned. */
+	struct units_cpuset cpuset;
 };
 
 /* Everything unlimited; grace 50 ms. */

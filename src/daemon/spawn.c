@@ -197,10 +197,11 @@ static void spawn_child_foreground(void)
 
 /* The first steps of the init and of the program, in this order. Into the
  * sandbox's cgroups (join): all it does from here on, and every process it
- * starts, is accounted and limited there. Drop proctord's descriptors (its
- * FIFOs among them) now, not at execve: a set-up that blocks (a --stdin FIFO
- * nobody writes) must not keep the wait FIFO open should proctord die; only
- * keep stays, closed at execve. libev blocks the signals it watches, and
+ * starts, is accounted and limited there, and pinned to --cpuset's CPUs
+ * (by the cgroup, or by the affinity set here). Drop proctord's descriptors
+ * (its FIFOs among them) now, not at execve: a set-up that blocks (a --stdin
+ * FIFO nobody writes) must not keep the wait FIFO open should proctord die;
+ * only keep stays, closed at execve. libev blocks the signals it watches, and
  * SIG_IGN survives execve: back to the defaults, nothing blocked. */
 static void spawn_child_prepare(const struct spawn_config *c, int errfd, int join,
 				const int *keep, size_t n_keep)
@@ -212,6 +213,8 @@ static void spawn_child_prepare(const struct spawn_config *c, int errfd, int joi
 			spawn_child_join(errfd, c->cgroup_procs_fd, c->cgroup_path);
 		for (size_t i = 0; i < c->n_join; i++)
 			spawn_child_join(errfd, c->join_fds[i], c->join_paths[i]);
+		if (c->affinity && sched_setaffinity(0, sizeof *c->affinity, c->affinity) < 0)
+			spawn_report(errfd, STAGE_SETUP, errno, "sched_setaffinity (--cpuset)");
 	}
 	spawn_child_close_except(keep, n_keep);
 	for (int sig = 1; sig < NSIG; sig++)

@@ -3,6 +3,7 @@
 #ifndef PROCTOR_SPAWN_H
 #define PROCTOR_SPAWN_H
 
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 
@@ -47,6 +48,9 @@ struct spawn_config {
 	const int *join_fds;
 	const char *const *join_paths;
 	size_t n_join;
+	/* --cpuset without a cpuset cgroup: the CPUs the child pins itself
+	 * to as it joins the cgroups (inherited by all it starts); NULL. */
+	const cpu_set_t *affinity;
 	const struct isolate *isolate;
 	const struct sysfilter *filter; /* NULL: no system call filter */
 	int filter_sock; /* the child's end of the socket for the filter's listener */

@@ -15,6 +15,7 @@
 
 #include "cgroup.h"
 #include "config.h"
+#include "cpuset.h"
 #include "log.h"
 #include "output.h"
 #include "report.h"
@@ -315,6 +316,10 @@ static void wiring_spawn_config(struct sandbox *sb)
 	sc->n_join = cgroup_join_fds(&sb->cg, sb->join_fds, sb->join_paths, CG_MAX_HIER, 1);
 	sc->join_fds = sb->join_fds;
 	sc->join_paths = sb->join_paths;
+	if (cpuset_by_affinity(&sb->cg, &o->cfg.limits.cpuset)) {
+		cpuset_mask(&o->cfg.limits.cpuset, &sb->affinity);
+		sc->affinity = &sb->affinity;
+	}
 	sc->isolate = &sb->iso;
 	sc->tty_foreground = startup_tty_handover(o, &sb->iso);
 }

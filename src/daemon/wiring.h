@@ -7,6 +7,7 @@
 #define PROCTOR_WIRING_H
 
 #include <ev.h>
+#include <sched.h>
 #include <stdint.h>
 
 #include "cgroup.h"
@@ -54,6 +55,7 @@ struct sandbox {
 	struct spawn_config sc;
 	int join_fds[CG_MAX_HIER];
 	const char *join_paths[CG_MAX_HIER];
+	cpu_set_t affinity; /* --cpuset where no cpuset cgroup pins the tree */
 	struct output output, *out; /* out: &output with --output-limit, else NULL */
 	int filter_sv[2];	    /* the seccomp listener's socket pair, or -1 */
 	struct spawn_child child;

@@ -39,7 +39,7 @@ check_eq "proctord --<TAB>: every option of proctord --help, and --" \
 	"$(printf '%s\n' $help_opts -- | sort -u)" "$REPLY_TEXT"
 check_re "...which are many (read from --help, not a list of its own)" '^[3-9][0-9]$' "$(wc -l <<<"$help_opts")"
 comp "$PROCTORD" --cpu
-check_eq "proctord --cpu<TAB>" $'--cpu-time\n--cpus' "$REPLY_TEXT"
+check_eq "proctord --cpu<TAB>" $'--cpu-time\n--cpus\n--cpuset' "$REPLY_TEXT"
 comp "$PROCTORD" --cpu-time 1s --wall
 check_eq "an option's value is skipped: --cpu-time 1s --wall<TAB>" "--wall-time" "$REPLY_TEXT"
 comp "$PROCTORD" --cgroup ""

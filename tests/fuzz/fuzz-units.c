@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: ISC
-// Fuzz target: the parsers of durations, sizes, CPU shares and counts, and their formatters.
+// Fuzz target: the parsers of durations, sizes, CPU shares, counts and CPU lists, and their
+// formatters.
 #include <string.h>
 
 #include "fuzz.h"
@@ -66,6 +67,25 @@ static void fuzz_count(const char *s, int unlimited)
 	FUZZ_CHECK(unlimited || v != UNITS_UNLIMITED);
 }
 
+/* A CPU list: its canonical form reads back to the same set, and a list
+ * refused leaves the set alone. */
+static void fuzz_cpuset(const char *s)
+{
+	struct units_cpuset v, back, kept;
+	char buf[4 * UNITS_CPUSET_MAX];
+
+	memset(&kept, 0xa5, sizeof kept);
+	v = kept;
+	if (units_parse_cpuset(s, &v)) {
+		FUZZ_CHECK(memcmp(&v, &kept, sizeof v) == 0);
+		return;
+	}
+	FUZZ_CHECK(!units_cpuset_empty(&v));
+	units_format_cpuset(&v, buf, sizeof buf);
+	FUZZ_CHECK(units_parse_cpuset(buf, &back) == NULL);
+	FUZZ_CHECK(memcmp(&v, &back, sizeof v) == 0);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char s[FUZZ_UNITS_MAX + 1];
@@ -81,5 +101,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_cpus(s, unlimited);
 		fuzz_count(s, unlimited);
 	}
+	fuzz_cpuset(s);
 	return 0;
 }

@@ -142,13 +142,14 @@ static void hybrid(void **state)
 		 "1:cpu:/\n"
 		 "0::/\n",
 		 &f);
-	assert_int_equal(f.n, 6);
+	assert_int_equal(f.n, 7);
 	assert_hier(&f, 0, 1, "pids", "/sys/fs/cgroup/pids");
 	assert_hier(&f, 1, 1, "freezer", "/sys/fs/cgroup/freezer");
 	assert_hier(&f, 2, 1, "memory", "/sys/fs/cgroup/memory/job/1b75");
-	assert_hier(&f, 3, 1, "cpuacct", "/sys/fs/cgroup/cpuacct");
-	assert_hier(&f, 4, 1, "cpu", "/sys/fs/cgroup/cpu");
-	assert_hier(&f, 5, 2, "", "/sys/fs/cgroup/unified");
+	assert_hier(&f, 3, 1, "cpuset", "/sys/fs/cgroup/cpuset");
+	assert_hier(&f, 4, 1, "cpuacct", "/sys/fs/cgroup/cpuacct");
+	assert_hier(&f, 5, 1, "cpu", "/sys/fs/cgroup/cpu");
+	assert_hier(&f, 6, 2, "", "/sys/fs/cgroup/unified");
 	found_free(&f);
 }
 

@@ -165,6 +165,7 @@ static void report_prints_unsigned_64_bit_figures_exactly(void **state)
 	assert_non_null(strstr(text, "\"address_space_bytes\": 18446744073709551614,"));
 	assert_non_null(strstr(text, "\"nofile\": 64,"));
 	assert_non_null(strstr(text, "\"stack_bytes\": null,"));
+	assert_non_null(strstr(text, "\"cpuset\": null,"));
 	assert_non_null(strstr(text, "\"cpu_us\": 9223372036854775807,"));
 	assert_non_null(strstr(text, "\"wall_us\": 9223372036854775808\n"));
 	assert_null(strstr(text, "-1099511627776"));
@@ -174,11 +175,27 @@ static void report_prints_unsigned_64_bit_figures_exactly(void **state)
 	free(text);
 }
 
+/* --cpuset is in the report's limits as the CPU list it pinned the tree to. */
+static void report_names_the_cpuset(void **state)
+{
+	struct limits l;
+	char *text;
+
+	(void)state;
+	limits_init(&l);
+	assert_null(units_parse_cpuset("3,0-1", &l.cpuset));
+	text = json_for(&l, NULL);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\"cpuset\": \"0-1,3\","));
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(exits_and_signals),
 		cmocka_unit_test(kernel_limits_are_reported_as_limits),
+		cmocka_unit_test(report_names_the_cpuset),
 		cmocka_unit_test(proctord_kills_name_their_reason),
 		cmocka_unit_test(output_and_syscall_kills),
 		cmocka_unit_test(failures_name_stage_and_path),

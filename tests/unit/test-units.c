@@ -134,6 +134,76 @@ static void cpu_shares_take_cpus_or_percent(void **state)
 	assert_non_null(units_parse_cpus("", 1, &v));
 }
 
+/* The CPU list of --cpuset, as the kernel writes one; its canonical form
+ * reads back to the same set. */
+static void cpu_lists_take_numbers_and_ranges(void **state)
+{
+	struct units_cpuset set;
+	char buf[64];
+
+	assert_null(units_parse_cpuset("0", &set));
+	assert_true(units_cpuset_has(&set, 0));
+	assert_false(units_cpuset_has(&set, 1));
+	assert_null(units_parse_cpuset("1-3", &set));
+	assert_false(units_cpuset_has(&set, 0));
+	assert_true(units_cpuset_has(&set, 1) && units_cpuset_has(&set, 2) &&
+		    units_cpuset_has(&set, 3));
+	assert_false(units_cpuset_has(&set, 4));
+	assert_null(units_parse_cpuset("0,2", &set));
+	assert_true(units_cpuset_has(&set, 0) && units_cpuset_has(&set, 2));
+	assert_false(units_cpuset_has(&set, 1));
+	units_format_cpuset(&set, buf, sizeof buf);
+	assert_string_equal(buf, "0,2");
+	/* Overlaps and out of order are fine; the form is canonical. */
+	assert_null(units_parse_cpuset("5,0-2,1,3,7-8,63-64", &set));
+	units_format_cpuset(&set, buf, sizeof buf);
+	assert_string_equal(buf, "0-3,5,7-8,63-64");
+	assert_null(units_parse_cpuset("1023", &set));
+	assert_true(units_cpuset_has(&set, 1023));
+	units_format_cpuset(&set, buf, sizeof buf);
+	assert_string_equal(buf, "1023");
+	assert_false(units_cpuset_empty(&set));
+	memset(&set, 0, sizeof set);
+	assert_true(units_cpuset_empty(&set));
+	units_format_cpuset(&set, buf, sizeof buf);
+	assert_string_equal(buf, "");
+}
+
+static void cpu_lists_reject_junk(void **state)
+{
+	static const char *const bad[] = {
+		"", ",", "0,", ",0", "0,,1", "a", "0-", "-1", "3-1", "1-2-3", " 0", "0 ",
+		"0;1", "+1", "1024", "0-1024", "99999999999999999999", "0x1", "1.5", NULL,
+	};
+	struct units_cpuset set;
+
+	memset(&set, 0, sizeof set);
+	units_cpuset_add(&set, 7);
+	for (size_t i = 0; bad[i]; i++) {
+		if (!units_parse_cpuset(bad[i], &set))
+			fail_msg("CPU list \"%s\" accepted", bad[i]);
+		/* A refused list leaves the set as it was. */
+		assert_true(units_cpuset_has(&set, 7));
+	}
+	assert_non_null(strstr(units_parse_cpuset("3-1", &set), "go up"));
+	assert_non_null(strstr(units_parse_cpuset("2000", &set), "1023"));
+}
+
+static void cpu_lists_too_long_for_the_buffer_are_marked_cut(void **state)
+{
+	struct units_cpuset set;
+	char buf[12];
+
+	assert_null(units_parse_cpuset("0,2,4,6,8,10,12,14", &set));
+	units_format_cpuset(&set, buf, sizeof buf);
+	assert_string_equal(buf, "0,2,4,6,...");
+	units_format_cpuset(&set, buf, 9);
+	assert_string_equal(buf, "0,2,...");
+	assert_null(units_parse_cpuset("100-200", &set));
+	units_format_cpuset(&set, buf, 6);
+	assert_string_equal(buf, "...");
+}
+
 /* Every accepted value stays clear of overflow where it is converted: CPUs
  * to a quota of 100 µs per thousandth, durations to nanoseconds. */
 static void limits_whose_arithmetic_overflows_are_refused(void **state)
@@ -210,6 +280,9 @@ int main(void)
 		cmocka_unit_test(sizes_reject_junk_and_overflow),
 		cmocka_unit_test(counts_are_whole_numbers),
 		cmocka_unit_test(cpu_shares_take_cpus_or_percent),
+		cmocka_unit_test(cpu_lists_take_numbers_and_ranges),
+		cmocka_unit_test(cpu_lists_reject_junk),
+		cmocka_unit_test(cpu_lists_too_long_for_the_buffer_are_marked_cut),
 		cmocka_unit_test(limits_whose_arithmetic_overflows_are_refused),
 		cmocka_unit_test(formatting_reads_back),
 		cmocka_unit_test(formatted_sizes_round_down_and_read_back),

@@ -40,7 +40,7 @@ default_suites=(v2-facts shell memory cgroup)
 vm_tools=(bash sh grep sed awk find xargs getconf flock setpriv script setsid prlimit
   timeout env nice cat cp mv rm ln ls mkdir rmdir mkfifo mktemp touch chmod stat
   readlink realpath dirname basename head tail cut tr sort uniq wc seq sleep date
-  id nproc printf echo test true false tee dd od stty)
+  id nproc printf echo test true false tee dd od stty taskset)
 
 usage() {
   echo "usage: tests/vm/run-v2.sh BUILD_DIR [SUITE...]" >&2

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: ISC
+// --check's audit of the host: what makes run times noisy, a line each with what to do.
+//
+// A judge compares run times with limits, so what makes the same program
+// take different times on the same machine is worth a line: swap the memory
+// limit does not see, a busy SMT sibling, a clock that follows the load or
+// the temperature, huge pages merged and split behind the program's back,
+// random address layouts, and a crash handed to a program the verdict then
+// waits for. Everything is read from procfs and sysfs below a root that
+// tests replace with a fixture tree; nothing is written.
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hostcheck.h"
+
+#define HC_NAME_W 14
+#define HC_CPU "sys/devices/system/cpu"
+
+/* The first line of root/rel, without its newline, in buf; -1 if it cannot
+ * be read. */
+static int hc_read(const char *root, const char *rel, char *buf, size_t len)
+{
+	char path[4096];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof path, "%s/%s", root, rel);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+static int hc_exists(const char *root, const char *rel)
+{
+	char path[4096];
+
+	snprintf(path, sizeof path, "%s/%s", root, rel);
+	return access(path, F_OK) == 0;
+}
+
+/* A CPU list file (online, thread_siblings_list) as a set; -1 if missing or
+ * not a list. */
+static int hc_read_cpus(const char *root, const char *rel, struct units_cpuset *set)
+{
+	char buf[4096];
+
+	if (hc_read(root, rel, buf, sizeof buf) < 0 || units_parse_cpuset(buf, set) != NULL)
+		return -1;
+	return 0;
+}
+
+__attribute__((format(printf, 3, 4))) static void hc_finding(FILE *out, const char *name,
+							     const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(out, "%-*s ", HC_NAME_W, name);
+	va_start(ap, fmt);
+	vfprintf(out, fmt, ap);
+	va_end(ap);
+	fputc('\n', out);
+}
+
+/* Whether a memory cgroup here can limit swap: a cgroup hierarchy mounted
+ * below sys/fs/cgroup (v1: memory/, or v2 itself) whose root or first-level
+ * cgroups have memory.memsw.limit_in_bytes (v1) or memory.swap.max (v2; a
+ * root cgroup has none, its children do). */
+static int hc_swap_accounted(const char *root)
+{
+	char path[4096], rel[1024];
+	struct dirent *de;
+	int found = 0;
+	DIR *d;
+
+	if (hc_exists(root, "sys/fs/cgroup/memory.memsw.limit_in_bytes"))
+		return 1;
+	snprintf(path, sizeof path, "%s/sys/fs/cgroup", root);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while (!found && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(rel, sizeof rel, "sys/fs/cgroup/%s/memory.memsw.limit_in_bytes",
+			 de->d_name);
+		found = hc_exists(root, rel);
+		snprintf(rel, sizeof rel, "sys/fs/cgroup/%s/memory.swap.max", de->d_name);
+		found = found || hc_exists(root, rel);
+	}
+	closedir(d);
+	return found;
+}
+
+/* Swap in use that a memory cgroup does not count. */
+static size_t hc_swap(const char *root, FILE *out)
+{
+	char path[4096], line[512], dev[256] = "";
+	FILE *f;
+	int n = 0;
+
+	snprintf(path, sizeof path, "%s/proc/swaps", root);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	/* The first line is the header. */
+	while (fgets(line, sizeof line, f))
+		if (n++ == 1 && sscanf(line, "%255s", dev) != 1)
+			dev[0] = '\0';
+	fclose(f);
+	if (!dev[0] || hc_swap_accounted(root))
+		return 0;
+	hc_finding(out, "swap",
+		   "on (%s%s) and not accounted to cgroups (no memory.swap.max, no memsw): "
+		   "--memory-max does not cover swap, and a program paged out runs slower; "
+		   "turn swap off (swapoff -a) or boot with swapaccount=1",
+		   dev, n > 2 ? " and more" : "");
+	return 1;
+}
+
+/* The CPUs audited: the chosen ones that are online. */
+static int hc_cpus(const char *root, const struct units_cpuset *cpus, struct units_cpuset *set)
+{
+	struct units_cpuset online;
+
+	if (hc_read_cpus(root, HC_CPU "/online", &online) < 0)
+		return -1;
+	*set = online;
+	if (cpus && !units_cpuset_empty(cpus))
+		for (size_t i = 0; i < UNITS_CPUSET_MAX / 64; i++)
+			set->bits[i] = cpus->bits[i] & online.bits[i];
+	return 0;
+}
+
+/* Online SMT siblings of the audited CPUs: they share a core's units. */
+static size_t hc_smt(const char *root, const struct units_cpuset *set, FILE *out)
+{
+	struct units_cpuset online, sibs;
+	char rel[256], a[256], b[256];
+
+	memset(&sibs, 0, sizeof sibs);
+	if (hc_read_cpus(root, HC_CPU "/online", &online) < 0)
+		return 0;
+	for (unsigned c = 0; c < UNITS_CPUSET_MAX; c++) {
+		struct units_cpuset t;
+
+		if (!units_cpuset_has(set, c))
+			continue;
+		snprintf(rel, sizeof rel, HC_CPU "/cpu%u/topology/thread_siblings_list", c);
+		if (hc_read_cpus(root, rel, &t) < 0)
+			continue;
+		for (unsigned s = 0; s < UNITS_CPUSET_MAX; s++)
+			if (s != c && units_cpuset_has(&t, s) && units_cpuset_has(&online, s))
+				units_cpuset_add(&sibs, s);
+	}
+	if (units_cpuset_empty(&sibs))
+		return 0;
+	units_format_cpuset(set, a, sizeof a);
+	units_format_cpuset(&sibs, b, sizeof b);
+	hc_finding(out, "smt",
+		   "CPUs %s share their cores with the SMT siblings %s, online: work on a sibling "
+		   "slows the program by a varying amount; give --cpuset one CPU per core and keep "
+		   "its siblings idle (isolcpus=) or offline (echo 0 > "
+		   "/sys/devices/system/cpu/cpuN/online), or turn SMT off (echo off > "
+		   "/sys/devices/system/cpu/smt/control)",
+		   a, b);
+	return 1;
+}
+
+/* A cpufreq governor other than performance on an audited CPU. */
+static size_t hc_governor(const char *root, const struct units_cpuset *set, FILE *out)
+{
+	struct units_cpuset slow;
+	char rel[256], gov[64], first[64] = "", list[256];
+
+	memset(&slow, 0, sizeof slow);
+	for (unsigned c = 0; c < UNITS_CPUSET_MAX; c++) {
+		if (!units_cpuset_has(set, c))
+			continue;
+		snprintf(rel, sizeof rel, HC_CPU "/cpu%u/cpufreq/scaling_governor", c);
+		if (hc_read(root, rel, gov, sizeof gov) < 0 || strcmp(gov, "performance") == 0)
+			continue;
+		units_cpuset_add(&slow, c);
+		if (!first[0])
+			snprintf(first, sizeof first, "%s", gov);
+	}
+	if (units_cpuset_empty(&slow))
+		return 0;
+	units_format_cpuset(&slow, list, sizeof list);
+	hc_finding(out, "governor",
+		   "CPUs %s run the cpufreq governor %s, not performance: the clock follows the "
+		   "load, so the same run takes different times; echo performance > "
+		   "/sys/devices/system/cpu/cpuN/cpufreq/scaling_governor (or cpupower "
+		   "frequency-set -g performance)",
+		   list, first);
+	return 1;
+}
+
+/* Turbo (intel_pstate) or boost (acpi-cpufreq, amd-pstate): a clock that
+ * depends on how many cores are busy and how warm the chip is. */
+static size_t hc_turbo(const char *root, FILE *out)
+{
+	char v[32];
+	size_t n = 0;
+
+	if (hc_read(root, HC_CPU "/intel_pstate/no_turbo", v, sizeof v) == 0 &&
+	    strcmp(v, "0") == 0) {
+		hc_finding(
+		    out, "turbo",
+		    "on (intel_pstate/no_turbo = 0): the clock rises while few cores are busy "
+		    "and the chip is cool, so run times depend on the machine's load and "
+		    "temperature; echo 1 > /sys/devices/system/cpu/intel_pstate/no_turbo");
+		n++;
+	}
+	if (hc_read(root, HC_CPU "/cpufreq/boost", v, sizeof v) == 0 && strcmp(v, "1") == 0) {
+		hc_finding(out, "boost",
+			   "on (cpufreq/boost = 1): the clock rises while few cores are busy and "
+			   "the chip is cool, so run times depend on the machine's load and "
+			   "temperature; echo 0 > /sys/devices/system/cpu/cpufreq/boost");
+		n++;
+	}
+	return n;
+}
+
+static size_t hc_thp(const char *root, FILE *out)
+{
+	char v[128];
+
+	if (hc_read(root, "sys/kernel/mm/transparent_hugepage/enabled", v, sizeof v) < 0 ||
+	    !strstr(v, "[always]"))
+		return 0;
+	hc_finding(out, "huge pages",
+		   "transparent huge pages are always on: page faults and khugepaged's merging "
+		   "vary a program's time and memory from run to run; echo madvise > "
+		   "/sys/kernel/mm/transparent_hugepage/enabled");
+	return 1;
+}
+
+static size_t hc_aslr(const char *root, FILE *out)
+{
+	char v[32];
+
+	if (hc_read(root, "proc/sys/kernel/randomize_va_space", v, sizeof v) < 0 ||
+	    strcmp(v, "0") == 0)
+		return 0;
+	hc_finding(out, "aslr",
+		   "address space layout randomization is on (kernel.randomize_va_space = %s): it "
+		   "adds some noise, as layouts and so cache behaviour change from run to run; it "
+		   "also protects the machine, so turn it off (sysctl kernel.randomize_va_space=0) "
+		   "only where reproducible times matter more",
+		   v);
+	return 1;
+}
+
+static size_t hc_core_pattern(const char *root, FILE *out)
+{
+	char v[256];
+
+	if (hc_read(root, "proc/sys/kernel/core_pattern", v, sizeof v) < 0 || v[0] != '|')
+		return 0;
+	hc_finding(
+	    out, "core_pattern",
+	    "cores are piped to a program (%s): the kernel hands it every crash whatever "
+	    "RLIMIT_CORE says (proctord sets 0), and the crashed program's end waits for it; "
+	    "sysctl kernel.core_pattern=core",
+	    v);
+	return 1;
+}
+
+size_t hostcheck_print(const char *root, const struct units_cpuset *cpus, FILE *out)
+{
+	struct units_cpuset set;
+	size_t n = 0;
+
+	fprintf(out, "\n%-*s what makes run times noisy on this host (nothing was changed)\n",
+		HC_NAME_W, "host audit");
+	n += hc_swap(root, out);
+	if (hc_cpus(root, cpus, &set) == 0) {
+		n += hc_smt(root, &set, out);
+		n += hc_governor(root, &set, out);
+	}
+	n += hc_turbo(root, out);
+	n += hc_thp(root, out);
+	n += hc_aslr(root, out);
+	n += hc_core_pattern(root, out);
+	if (n == 0)
+		fprintf(out,
+			"%-*s nothing found (swap, SMT, cpufreq, turbo, huge pages, ASLR, "
+			"core_pattern)\n",
+			HC_NAME_W, "");
+	return n;
+}

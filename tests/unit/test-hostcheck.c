@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: ISC
+// Unit tests for --check's host audit, over fixture trees laid out like / (hostcheck.c).
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "hostcheck.h"
+#include "units.h"
+
+static char root[64];
+static char *text;
+static size_t text_len;
+
+/* root/rel with content, its directories made on the way. */
+static void put(const char *rel, const char *content)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s", root, rel);
+	for (char *p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		mkdir(path, 0755);
+		*p = '/';
+	}
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(content, f);
+	fclose(f);
+}
+
+static void drop(const char *rel)
+{
+	char path[512];
+
+	snprintf(path, sizeof path, "%s/%s", root, rel);
+	assert_int_equal(unlink(path), 0);
+}
+
+/* A host with nothing to say: 4 CPUs, one per core, at full clock, no
+ * turbo, no swap, huge pages on request, no ASLR, cores to a file. */
+static void quiet_host(void)
+{
+	put("proc/swaps", "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n");
+	put("sys/devices/system/cpu/online", "0-3\n");
+	for (int c = 0; c < 4; c++) {
+		char rel[128], v[8];
+
+		snprintf(rel, sizeof rel,
+			 "sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", c);
+		snprintf(v, sizeof v, "%d\n", c);
+		put(rel, v);
+		snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor",
+			 c);
+		put(rel, "performance\n");
+	}
+	put("sys/devices/system/cpu/intel_pstate/no_turbo", "1\n");
+	put("sys/devices/system/cpu/cpufreq/boost", "0\n");
+	put("sys/kernel/mm/transparent_hugepage/enabled", "always [madvise] never\n");
+	put("proc/sys/kernel/randomize_va_space", "0\n");
+	put("proc/sys/kernel/core_pattern", "core\n");
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(root, sizeof root, "hostcheck-fixture.XXXXXX");
+	assert_non_null(mkdtemp(root));
+	quiet_host();
+	return 0;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	free(text);
+	text = NULL;
+	return nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Run the audit (cpus: a CPU list, or NULL); the text it printed is in
+ * text. Returns the number of findings. */
+static size_t audit(const char *cpus)
+{
+	struct units_cpuset set;
+	FILE *out;
+	size_t n;
+
+	free(text);
+	text = NULL;
+	out = open_memstream(&text, &text_len);
+	assert_non_null(out);
+	if (cpus)
+		assert_null(units_parse_cpuset(cpus, &set));
+	n = hostcheck_print(root, cpus ? &set : NULL, out);
+	fclose(out);
+	return n;
+}
+
+static size_t lines_starting(const char *prefix)
+{
+	size_t n = 0;
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : "")
+		if (strncmp(p, prefix, strlen(prefix)) == 0)
+			n++;
+	return n;
+}
+
+static size_t lines(void)
+{
+	size_t n = 0;
+
+	for (const char *p = text; *p; p++)
+		n += *p == '\n';
+	return n;
+}
+
+/* Exactly one finding, named name, on one line after the title. */
+static void one_finding(const char *name, const char *cpus)
+{
+	char prefix[32];
+
+	snprintf(prefix, sizeof prefix, "%-14s ", name);
+	assert_int_equal(audit(cpus), 1);
+	assert_int_equal(lines_starting(prefix), 1);
+	/* A blank line, the title, the finding. */
+	assert_int_equal(lines(), 3);
+}
+
+static void a_quiet_host_has_nothing_to_say(void **state)
+{
+	(void)state;
+	assert_int_equal(audit(NULL), 0);
+	assert_int_equal(lines_starting("host audit "), 1);
+	assert_non_null(strstr(text, "nothing found"));
+	assert_int_equal(audit("1-2"), 0);
+}
+
+static void missing_files_are_no_findings(void **state)
+{
+	(void)state;
+	assert_int_equal(teardown(state), 0);
+	assert_non_null(mkdtemp(strcpy(root, "hostcheck-fixture.XXXXXX")));
+	assert_int_equal(audit(NULL), 0);
+	assert_non_null(strstr(text, "nothing found"));
+}
+
+static void swap_without_accounting_says_memory_max_misses_it(void **state)
+{
+	(void)state;
+	put("proc/swaps", "Filename\tType\tSize\tUsed\tPriority\n"
+			  "/dev/sda2                               partition\t1048572\t0\t-2\n");
+	one_finding("swap", NULL);
+	assert_non_null(strstr(text, "/dev/sda2"));
+	assert_non_null(strstr(text, "--memory-max does not cover swap"));
+	/* v1 with memsw: the limit covers swap. */
+	put("sys/fs/cgroup/memory/memory.memsw.limit_in_bytes", "9223372036854771712\n");
+	assert_int_equal(audit(NULL), 0);
+	drop("sys/fs/cgroup/memory/memory.memsw.limit_in_bytes");
+	assert_int_equal(audit(NULL), 1);
+	/* v2: a child of the root has memory.swap.max. */
+	put("sys/fs/cgroup/system.slice/memory.swap.max", "max\n");
+	assert_int_equal(audit(NULL), 0);
+}
+
+static void smt_siblings_of_the_chosen_cpus(void **state)
+{
+	(void)state;
+	/* Cores {0,2} and {1,3}. */
+	put("sys/devices/system/cpu/cpu0/topology/thread_siblings_list", "0,2\n");
+	put("sys/devices/system/cpu/cpu2/topology/thread_siblings_list", "0,2\n");
+	put("sys/devices/system/cpu/cpu1/topology/thread_siblings_list", "1,3\n");
+	put("sys/devices/system/cpu/cpu3/topology/thread_siblings_list", "1,3\n");
+	one_finding("smt", NULL);
+	one_finding("smt", "0");
+	assert_non_null(strstr(text, "CPUs 0 share their cores with the SMT siblings 2,"));
+	one_finding("smt", "0-1");
+	assert_non_null(strstr(text, "siblings 2-3,"));
+	/* A sibling offline is no finding. */
+	put("sys/devices/system/cpu/online", "0-1,3\n");
+	assert_int_equal(audit("0"), 0);
+	one_finding("smt", "1");
+	assert_non_null(strstr(text, "siblings 3,"));
+}
+
+static void a_governor_other_than_performance(void **state)
+{
+	(void)state;
+	put("sys/devices/system/cpu/cpu1/cpufreq/scaling_governor", "powersave\n");
+	put("sys/devices/system/cpu/cpu3/cpufreq/scaling_governor", "schedutil\n");
+	one_finding("governor", NULL);
+	assert_non_null(strstr(text, "CPUs 1,3 run the cpufreq governor powersave"));
+	one_finding("governor", "3");
+	assert_non_null(strstr(text, "CPUs 3 run the cpufreq governor schedutil"));
+	/* Only the chosen CPUs count. */
+	assert_int_equal(audit("0,2"), 0);
+}
+
+static void turbo_and_boost(void **state)
+{
+	(void)state;
+	put("sys/devices/system/cpu/intel_pstate/no_turbo", "0\n");
+	one_finding("turbo", NULL);
+	assert_non_null(strstr(text, "no_turbo"));
+	put("sys/devices/system/cpu/intel_pstate/no_turbo", "1\n");
+	put("sys/devices/system/cpu/cpufreq/boost", "1\n");
+	one_finding("boost", NULL);
+	drop("sys/devices/system/cpu/cpufreq/boost");
+	assert_int_equal(audit(NULL), 0);
+}
+
+static void huge_pages_always(void **state)
+{
+	(void)state;
+	put("sys/kernel/mm/transparent_hugepage/enabled", "[always] madvise never\n");
+	one_finding("huge pages", NULL);
+	assert_non_null(strstr(text, "echo madvise >"));
+	put("sys/kernel/mm/transparent_hugepage/enabled", "always madvise [never]\n");
+	assert_int_equal(audit(NULL), 0);
+}
+
+static void aslr_adds_noise(void **state)
+{
+	(void)state;
+	put("proc/sys/kernel/randomize_va_space", "2\n");
+	one_finding("aslr", NULL);
+	assert_non_null(strstr(text, "adds some noise"));
+	assert_non_null(strstr(text, "randomize_va_space = 2"));
+	put("proc/sys/kernel/randomize_va_space", "1\n");
+	one_finding("aslr", NULL);
+}
+
+static void core_pattern_piped_to_a_program(void **state)
+{
+	(void)state;
+	put("proc/sys/kernel/core_pattern", "|/usr/lib/systemd/systemd-coredump %P %u %g %s %t\n");
+	one_finding("core_pattern", NULL);
+	assert_non_null(strstr(text, "(|/usr/lib/systemd/systemd-coredump %P"));
+	put("proc/sys/kernel/core_pattern", "/var/crash/core.%p\n");
+	assert_int_equal(audit(NULL), 0);
+}
+
+static void every_finding_at_once(void **state)
+{
+	(void)state;
+	put("proc/swaps", "Filename\tType\tSize\tUsed\tPriority\n/swapfile file 1 0 -2\n");
+	put("sys/devices/system/cpu/cpu0/topology/thread_siblings_list", "0-1\n");
+	put("sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "ondemand\n");
+	put("sys/devices/system/cpu/intel_pstate/no_turbo", "0\n");
+	put("sys/devices/system/cpu/cpufreq/boost", "1\n");
+	put("sys/kernel/mm/transparent_hugepage/enabled", "[always] madvise never\n");
+	put("proc/sys/kernel/randomize_va_space", "2\n");
+	put("proc/sys/kernel/core_pattern", "|/bin/false\n");
+	assert_int_equal(audit("0"), 8);
+	assert_int_equal(lines(), 2 + 8);
+	assert_null(strstr(text, "nothing found"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(a_quiet_host_has_nothing_to_say, setup, teardown),
+	    cmocka_unit_test_setup_teardown(missing_files_are_no_findings, setup, teardown),
+	    cmocka_unit_test_setup_teardown(swap_without_accounting_says_memory_max_misses_it,
+					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(smt_siblings_of_the_chosen_cpus, setup, teardown),
+	    cmocka_unit_test_setup_teardown(a_governor_other_than_performance, setup, teardown),
+	    cmocka_unit_test_setup_teardown(turbo_and_boost, setup, teardown),
+	    cmocka_unit_test_setup_teardown(huge_pages_always, setup, teardown),
+	    cmocka_unit_test_setup_teardown(aslr_adds_noise, setup, teardown),
+	    cmocka_unit_test_setup_teardown(core_pattern_piped_to_a_program, setup, teardown),
+	    cmocka_unit_test_setup_teardown(every_finding_at_once, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
