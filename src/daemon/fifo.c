@@ -19,11 +19,13 @@
 // pipe that reader may hold for ever.
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fifo.h"
@@ -149,6 +151,10 @@ static void fifo_wait_cb(struct ev_loop *loop, ev_io *w, int revents)
 		f->batch++;
 		request_parse(&f->parser, buf, (size_t)n, fifo_request_cb, f);
 		request_flush(&f->parser, fifo_request_cb, f);
+		/* A read of a pipe takes all it holds up to the size asked:
+		 * a short one emptied it, and no read is needed to see that. */
+		if ((size_t)n < sizeof buf)
+			break;
 	}
 	fifo_kick(f);
 }
@@ -258,6 +264,10 @@ static int fifo_read_events(struct fifo *f)
 				closed = 1;
 			p += sizeof *ev + ev->len;
 		}
+		/* Events are read whole: room left for the largest one means
+		 * the queue was emptied. */
+		if ((size_t)n + sizeof(struct inotify_event) + NAME_MAX + 1 <= sizeof buf)
+			break;
 	}
 	return closed;
 }
@@ -443,6 +453,20 @@ void fifo_kick(struct fifo *f)
 		 * just written its request, reaches its open of the status FIFO. */
 		len = f->ops->compose(f->ctx, f->head, buf, sizeof buf);
 		r = fifo_try_deliver(f, buf, len);
+		/* The client that has just written its request is most often
+		 * a step from its open, on the CPU that proctord's wake-up took
+		 * from it (proctord is real-time where it may be). Sleeping a
+		 * few microseconds lets it get there, for less than the timer's
+		 * first retry and its new figures cost: it comes microseconds
+		 * after the figures were read, as a client that came first
+		 * does. Bounded: proctord sleeps FIFO_PAUSE_NS * FIFO_PAUSES at
+		 * most per wait, so its timers slip by no more. */
+		for (int i = 0; r < 0 && i < FIFO_PAUSES; i++) {
+			struct timespec pause = {.tv_nsec = FIFO_PAUSE_NS};
+
+			clock_nanosleep(CLOCK_MONOTONIC, 0, &pause, NULL);
+			r = fifo_try_deliver(f, buf, len);
+		}
 		if (r == 0)
 			return;
 		if (r < 0)

@@ -145,7 +145,8 @@ static ssize_t measure_read(struct measure *m, int *fd, const char *path, char *
 			if (use < 0)
 				return -1;
 		}
-		n = buf ? pread_small(use, buf, len) : pread_all(use, &m->cbuf, &m->cbuf_cap);
+		n = buf ? pread_small(use, buf, len)
+			: procwalk_pread_children(use, &m->cbuf, &m->cbuf_cap);
 		if (*fd < 0 && m->open_fds >= MEASURE_MAX_OPEN_FDS) {
 			close(use); /* over the budget: not kept */
 			return n;
@@ -230,18 +231,23 @@ static long measure_visit(void *ctx, struct procwalk *walk, size_t k, const char
 		if (ch > p->ticks_ns)
 			p->ticks_ns = ch;
 	}
-	if (clock_gettime(measure_cpuclock(pid), &ts) == 0) {
+	/* Where the cgroup gave this sample's CPU figure, the process's own
+	 * clock is not needed: a wait costs a system call less per process. */
+	if (!m->cpu_from_cg && clock_gettime(measure_cpuclock(pid), &ts) == 0) {
 		uint64_t own = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 
 		if (own > p->own_ns)
 			p->own_ns = own;
 	}
+	snprintf(path, sizeof path, "%d/task/%d/children", (int)pid, (int)pid);
+	*children = measure_read(m, &p->children_fd, path, NULL, 0) > 0 ? m->cbuf : NULL;
+	/* The init's memory does not count once it has a child (below). */
+	if (pid == m->init_pid && *children)
+		return threads > 1 ? threads : 1;
 	snprintf(path, sizeof path, "%d/statm", (int)pid);
 	if (measure_read(m, &p->statm_fd, path, buf, sizeof buf) > 0 &&
 	    sscanf(buf, "%*u %llu", &resident) == 1)
 		p->rss = (uint64_t)resident * m->page_size;
-	snprintf(path, sizeof path, "%d/task/%d/children", (int)pid, (int)pid);
-	*children = measure_read(m, &p->children_fd, path, NULL, 0) > 0 ? m->cbuf : NULL;
 	return threads > 1 ? threads : 1;
 }
 
@@ -256,6 +262,8 @@ void measure_sample(struct measure *m, uint64_t *cpu_us, uint64_t *rss_bytes)
 	 * of change, only every 2 s), so a small program read 0 for seconds
 	 * after its start; statm is exact at the moment it is read. */
 	int cg = m->cg && cgroup_cpu(m->cg, &cg_cpu, NULL, NULL) == 0;
+
+	m->cpu_from_cg = cg;
 
 	for (size_t i = 0; i < m->n; i++)
 		m->procs[i].seen = 0;

@@ -48,6 +48,11 @@ struct measure {
 	char *cbuf;                  /* scratch for children files */
 	size_t cbuf_cap;
 	size_t open_fds;             /* descriptors held in procs[] */
+	int cpu_from_cg;             /* the current sample's CPU is the cgroup's: the
+				      * walk does not read the processes' CPU clocks
+				      * (their own_ns lag; the cgroup's figure holds
+				      * them, and a failing cgroup read falls back to
+				      * the lower bound they are) */
 };
 
 void measure_init(struct measure *m, pid_t root, struct cgroup *cg);

@@ -7,6 +7,7 @@
 // setsid and double-forked escapees. A child forked by a thread other than
 // the main one is listed in that thread's children file only.
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,33 @@ void procwalk_parse_children(const char *buf, pid_t parent,
 	}
 }
 
+/* A children file is made by the kernel's seq_file: one read returns as
+ * much as the caller asks, up to what fills a page, unless the list ends
+ * first. A short read, with room left for more than one more pid, is the
+ * whole list: the read that would return 0 is not needed. */
+#define PROCWALK_SEQ_PAGE 4096u
+#define PROCWALK_SEQ_MARGIN 64u
+
+ssize_t procwalk_pread_children(int fd, char **buf, size_t *cap)
+{
+	ssize_t n;
+
+	if (!*buf || *cap < PROCWALK_SEQ_PAGE) {
+		*cap = PROCWALK_SEQ_PAGE;
+		*buf = xreallocarray(*buf, *cap, 1);
+	}
+	do
+		n = pread(fd, *buf, *cap - 1, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -1;
+	if ((size_t)n + PROCWALK_SEQ_MARGIN < PROCWALK_SEQ_PAGE - 1) {
+		(*buf)[n] = '\0';
+		return n;
+	}
+	return pread_all(fd, buf, cap);
+}
+
 static void procwalk_push(void *ctx, pid_t pid, pid_t ppid)
 {
 	struct procwalk *w = ctx;
@@ -103,7 +131,7 @@ static void procwalk_thread_children(struct procwalk *w, pid_t pid, int skip_mai
 		fd = openat(dfd, path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue; /* the thread has gone */
-		n = pread_all(fd, &w->buf, &w->buf_cap);
+		n = procwalk_pread_children(fd, &w->buf, &w->buf_cap);
 		close(fd);
 		if (n > 0)
 			procwalk_parse_children(w->buf, pid, procwalk_push, w);
@@ -183,7 +211,7 @@ int procwalk_run(struct procwalk *w, procwalk_visit_fn *visit, void *ctx)
 			visit(ctx, w, k, &ignored);
 		return 0;
 	}
-	if (pread_all(w->root_children_fd, &w->buf, &w->buf_cap) > 0)
+	if (procwalk_pread_children(w->root_children_fd, &w->buf, &w->buf_cap) > 0)
 		procwalk_parse_children(w->buf, w->root, procwalk_push, w);
 	/* w->nodes grows while it is walked: each new node is visited too. */
 	for (size_t k = 0; k < w->n; k++) {

@@ -51,6 +51,11 @@ int procwalk_run(struct procwalk *w, procwalk_visit_fn *visit, void *ctx);
 /* The parent of pid now, from its stat file; -1 if it has gone. */
 pid_t procwalk_ppid(struct procwalk *w, pid_t pid);
 
+/* The whole text of an open children file, NUL-terminated, in *buf (of *cap
+ * bytes, grown as needed), in one read where the list is short. Returns its
+ * length, or -1 with errno set. */
+ssize_t procwalk_pread_children(int fd, char **buf, size_t *cap);
+
 /* Call cb(ctx, pid, parent) for each pid of a /proc/.../children list. */
 void procwalk_parse_children(const char *buf, pid_t parent,
 			     void (*cb)(void *ctx, pid_t pid, pid_t parent), void *ctx);

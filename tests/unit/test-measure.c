@@ -187,6 +187,30 @@ static void pid_reuse(void **state)
 	measure_free(&m);
 }
 
+/* The init of a PID namespace (here MAIN) is a copy of proctord: once it has
+ * a child, its memory does not count, and is not even read. */
+static void init_memory(void **state)
+{
+	struct measure m;
+	uint64_t cpu, rss;
+
+	(void)state;
+	measure_init_at(&m, ROOT, NULL, procfix_dir);
+	m.init_pid = MAIN;
+	measure_sample(&m, &cpu, &rss);
+	assert_int_equal(rss, (KIDS * 10 + 7) * m.page_size);
+	assert_int_equal(record(&m, MAIN)->rss, 0);
+	assert_int_equal(record(&m, MAIN)->statm_fd, -1);
+	assert_true(record(&m, KID0)->statm_fd >= 0);
+	/* Without a child, it is what there is. */
+	procfix_put("5000002/task/5000002/children", "");
+	procfix_put("5000002/task/5000003/children", "");
+	measure_sample(&m, &cpu, &rss);
+	assert_int_equal(m.n, 1);
+	assert_int_equal(rss, 50 * m.page_size);
+	measure_free(&m);
+}
+
 /* Without children files, the measure still finds the tree. */
 static void without_children_files(void **state)
 {
@@ -215,6 +239,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(zombie, make_fixture, procfix_remove),
 	    cmocka_unit_test_setup_teardown(pid_reuse, make_fixture, procfix_remove),
 	    cmocka_unit_test_setup_teardown(without_children_files, make_fixture, procfix_remove),
+	    cmocka_unit_test_setup_teardown(init_memory, make_fixture, procfix_remove),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -139,6 +139,33 @@ static void walk_with_visit(void **state)
 	procwalk_free(&w);
 }
 
+/* A children list longer than a page takes more than one read. */
+#define MANY 1000
+#define MANY0 5001000
+
+static void long_children_list(void **state)
+{
+	char *list = test_malloc(MANY * 8 + 1);
+	struct procwalk w;
+	size_t found = 0;
+
+	(void)state;
+	list[0] = '\0';
+	for (int i = 0; i < MANY; i++)
+		snprintf(list + strlen(list), 9, "%d ", MANY0 + i);
+	assert_true(strlen(list) > 4096);
+	procfix_thread(C, C, list);
+	test_free(list);
+	procwalk_init(&w, procfix_dir, ROOT);
+	assert_int_equal(procwalk_run(&w, NULL, NULL), 0);
+	for (size_t i = 0; i < w.n; i++)
+		found += w.nodes[i].pid >= MANY0 && w.nodes[i].pid < MANY0 + MANY &&
+			 w.nodes[i].ppid == C;
+	assert_int_equal(found, MANY);
+	assert_int_equal(w.n, 5 + MANY);
+	procwalk_free(&w);
+}
+
 /* The tree kill's check against a reused pid. */
 static void ppid_now(void **state)
 {
@@ -201,6 +228,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(walk_scan, make_tree, procfix_remove),
 	    cmocka_unit_test_setup_teardown(walk_with_visit, make_tree, procfix_remove),
 	    cmocka_unit_test_setup_teardown(ppid_now, make_tree, procfix_remove),
+	    cmocka_unit_test_setup_teardown(long_children_list, make_tree, procfix_remove),
 	    cmocka_unit_test(no_proc),
 	    cmocka_unit_test(parse_children),
 	};
