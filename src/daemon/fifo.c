@@ -25,7 +25,6 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "fifo.h"
@@ -453,20 +452,6 @@ void fifo_kick(struct fifo *f)
 		 * just written its request, reaches its open of the status FIFO. */
 		len = f->ops->compose(f->ctx, f->head, buf, sizeof buf);
 		r = fifo_try_deliver(f, buf, len);
-		/* The client that has just written its request is most often
-		 * a step from its open, on the CPU that proctord's wake-up took
-		 * from it (proctord is real-time where it may be). Sleeping a
-		 * few microseconds lets it get there, for less than the timer's
-		 * first retry and its new figures cost: it comes microseconds
-		 * after the figures were read, as a client that came first
-		 * does. Bounded: proctord sleeps FIFO_PAUSE_NS * FIFO_PAUSES at
-		 * most per wait, so its timers slip by no more. */
-		for (int i = 0; r < 0 && i < FIFO_PAUSES; i++) {
-			struct timespec pause = {.tv_nsec = FIFO_PAUSE_NS};
-
-			clock_nanosleep(CLOCK_MONOTONIC, 0, &pause, NULL);
-			r = fifo_try_deliver(f, buf, len);
-		}
 		if (r == 0)
 			return;
 		if (r < 0)

@@ -51,10 +51,6 @@ enum fifo_state {
  * doubling to FIFO_RETRY_MAX_NS: a FIFO gives no event for a reader that is
  * blocked in open(). */
 #define FIFO_RETRY_MIN_NS 20000u
-/* Before the first retry, proctord pauses FIFO_PAUSE_NS up to FIFO_PAUSES
- * times, trying again after each (see fifo_kick). */
-#define FIFO_PAUSE_NS 5000
-#define FIFO_PAUSES 4
 /* When a terminating request arrives, an answer still owed to a request of an
  * earlier write belongs to a client that is gone if a reader has taken an
  * answer since that request came (its client moved on without reading), or
