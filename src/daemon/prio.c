@@ -9,12 +9,7 @@
 // the program or a client wakes it; a client (or the program itself) that
 // floods the FIFOs could keep it busy, so the loop meters its own CPU time
 // and drops to its nice value for the rest of a window once it has used its
-// budget there. The meter is the time from each wake-up to the next sleep
-// (CLOCK_MONOTONIC, read without a system call) plus a little for the poll
-// itself: while real-time, nothing but a higher real-time task or an
-// interrupt runs in its place, so this is the CPU it used, or a bit more;
-// reading its CPU clock instead would cost a system call per wake-up, on
-// every wait.
+// budget there.
 #include <errno.h>
 #include <linux/capability.h>
 #include <sched.h>
@@ -46,7 +41,7 @@ static int prio_set(int rt)
 static void prio_new_window(struct prio *p)
 {
 	p->window_ns = prio_clock_ns(CLOCK_MONOTONIC);
-	p->busy_ns = 0;
+	p->cpu_ns = prio_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 static void prio_restore_cb(struct ev_loop *loop, ev_timer *w, int revents)
@@ -76,12 +71,12 @@ static void prio_drop(struct prio *p, struct ev_loop *loop, uint64_t wait_ns)
 static void prio_check_cb(struct ev_loop *loop, ev_check *w, int revents)
 {
 	struct prio *p = w->data;
-	uint64_t now = prio_clock_ns(CLOCK_MONOTONIC), used, elapsed;
+	uint64_t now, used, elapsed;
 
-	p->woke_ns = now;
 	if (!p->rt_now)
 		return;
-	used = p->busy_ns;
+	now = prio_clock_ns(CLOCK_MONOTONIC);
+	used = prio_clock_ns(CLOCK_THREAD_CPUTIME_ID) - p->cpu_ns;
 	elapsed = now - p->window_ns;
 	if (elapsed >= PRIO_WINDOW_NS) {
 		uint64_t fair = used / PRIO_RT_BUDGET_NS * PRIO_WINDOW_NS +
@@ -95,17 +90,6 @@ static void prio_check_cb(struct ev_loop *loop, ev_check *w, int revents)
 	}
 	if (used >= PRIO_RT_BUDGET_NS)
 		prio_drop(p, loop, PRIO_WINDOW_NS - elapsed);
-}
-
-/* Before every sleep: the time since the wake-up was spent running. */
-static void prio_prepare_cb(struct ev_loop *loop, ev_prepare *w, int revents)
-{
-	struct prio *p = w->data;
-
-	if (p->woke_ns) {
-		p->busy_ns += prio_clock_ns(CLOCK_MONOTONIC) - p->woke_ns + PRIO_WAKE_NS;
-		p->woke_ns = 0;
-	}
 }
 
 int prio_rt_permitted(void)
@@ -139,13 +123,10 @@ int prio_raise(struct prio *p, struct ev_loop *loop, int nice_value)
 	}
 	p->rt = p->rt_now = 1;
 	prio_new_window(p);
-	p->woke_ns = p->window_ns; /* running now */
 	ev_check_init(&p->check, prio_check_cb);
-	ev_prepare_init(&p->prepare, prio_prepare_cb);
 	ev_init(&p->restore, prio_restore_cb);
-	p->check.data = p->prepare.data = p->restore.data = p;
+	p->check.data = p->restore.data = p;
 	ev_check_start(loop, &p->check);
-	ev_prepare_start(loop, &p->prepare);
 	return 1;
 }
 
@@ -154,7 +135,6 @@ void prio_lower(struct prio *p)
 	if (!p->rt)
 		return;
 	ev_check_stop(p->loop, &p->check);
-	ev_prepare_stop(p->loop, &p->prepare);
 	ev_timer_stop(p->loop, &p->restore);
 	if (p->rt_now && prio_set(0) < 0)
 		log_warn("sched_setscheduler SCHED_OTHER");

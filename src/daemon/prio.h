@@ -13,19 +13,14 @@
  * one polling every 5 ms (each wait walks /proc over every thread). */
 #define PRIO_WINDOW_NS 100000000u
 #define PRIO_RT_BUDGET_NS 50000000u
-/* What a wake-up costs besides the time metered from it to the next sleep
- * (the poll's own system call, in and out). */
-#define PRIO_WAKE_NS 2000u
 
 struct prio {
 	struct ev_loop *loop;
 	int rt;		    /* SCHED_FIFO could be set at all */
 	int rt_now;	    /* and is set now (not over the budget) */
 	uint64_t window_ns; /* CLOCK_MONOTONIC at the window's start */
-	uint64_t busy_ns;   /* time spent running in this window (see prio.c) */
-	uint64_t woke_ns;   /* CLOCK_MONOTONIC at the last wake-up; 0 asleep */
-	ev_check check;	    /* after each wake-up */
-	ev_prepare prepare; /* before each sleep */
+	uint64_t cpu_ns;    /* proctord's CPU time at the window's start */
+	ev_check check;
 	ev_timer restore;
 };
 
