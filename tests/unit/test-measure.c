@@ -52,6 +52,13 @@ static struct measure_proc *record(struct measure *m, pid_t pid)
 	return NULL;
 }
 
+/* A measure of the fixture, and its first sample. */
+static void start(struct measure *m, uint64_t *cpu, uint64_t *rss)
+{
+	measure_init_at(m, ROOT, NULL, procfix_dir);
+	measure_sample(m, cpu, rss);
+}
+
 /* The walk grows its list while it visits it: the 40 children of one
  * process move the list (realloc) in the middle of that process's visit,
  * which must then still find the children of its other thread. */
@@ -134,8 +141,7 @@ static void vanished_mid_walk(void **state)
 	procfix_rm(rel);                       /* MAIN's children files gone */
 	procfix_thread(MAIN, MAIN, "5000100 5000101 5000102 ");
 	procfix_proc(KID0 + 2, 'S', MAIN, 3, 0, 1002, 10, NULL); /* no task/ */
-	measure_init_at(&m, ROOT, NULL, procfix_dir);
-	measure_sample(&m, &cpu, &rss);
+	start(&m, &cpu, &rss);
 	assert_int_equal(m.n, 4);
 	assert_non_null(record(&m, KID0));
 	assert_int_equal(record(&m, KID0)->rss, 0);
@@ -155,8 +161,7 @@ static void zombie(void **state)
 
 	(void)state;
 	procfix_proc(KID0, 'Z', MAIN, 1, 12, 1000, 0, "");
-	measure_init_at(&m, ROOT, NULL, procfix_dir);
-	measure_sample(&m, &cpu, &rss);
+	start(&m, &cpu, &rss);
 	assert_int_equal(m.n, 1 + KIDS + 1);
 	assert_int_equal(record(&m, KID0)->rss, 0);
 	assert_int_equal(cpu, 12 * m.tick_ns / 1000);
@@ -173,8 +178,7 @@ static void pid_reuse(void **state)
 
 	(void)state;
 	procfix_proc(KID0, 'S', MAIN, 1, 50, 1000, 10, "");
-	measure_init_at(&m, ROOT, NULL, procfix_dir);
-	measure_sample(&m, &cpu, &rss);
+	start(&m, &cpu, &rss);
 	assert_int_equal(record(&m, KID0)->ticks_ns, 50 * m.tick_ns);
 	procfix_proc(KID0, 'S', MAIN, 1, 5, 4000, 10, "");
 	measure_sample(&m, &cpu, &rss);
@@ -221,8 +225,7 @@ static void without_children_files(void **state)
 	(void)state;
 	snprintf(rel, sizeof rel, "%d/task", ROOT);
 	procfix_rm(rel);
-	measure_init_at(&m, ROOT, NULL, procfix_dir);
-	measure_sample(&m, &cpu, &rss);
+	start(&m, &cpu, &rss);
 	assert_int_equal(m.n, 1 + KIDS + 1);
 	assert_int_equal(record(&m, THREAD_KID)->ppid, MAIN);
 	assert_int_equal(rss, (50 + KIDS * 10 + 7) * m.page_size);

@@ -201,24 +201,22 @@ static void add(void *ctx, pid_t pid, pid_t parent)
 	snprintf(out + l, 128 - l, "%d<%d ", (int)pid, (int)parent);
 }
 
+static void check_parse(const char *list, const char *want)
+{
+	char out[128] = "";
+
+	procwalk_parse_children(list, 9, add, out);
+	assert_string_equal(out, want);
+}
+
 static void parse_children(void **state)
 {
-	char out[128];
-
 	(void)state;
-	out[0] = '\0';
-	procwalk_parse_children("12 34 \n", 9, add, out);
-	assert_string_equal(out, "12<9 34<9 ");
+	check_parse("12 34 \n", "12<9 34<9 ");
 	/* A list cut off in a number drops that number. */
-	out[0] = '\0';
-	procwalk_parse_children("12 1886", 9, add, out);
-	assert_string_equal(out, "12<9 ");
-	out[0] = '\0';
-	procwalk_parse_children("0 -5 7\n", 9, add, out);
-	assert_string_equal(out, "7<9 ");
-	out[0] = '\0';
-	procwalk_parse_children("", 9, add, out);
-	assert_string_equal(out, "");
+	check_parse("12 1886", "12<9 ");
+	check_parse("0 -5 7\n", "7<9 ");
+	check_parse("", "");
 }
 
 int main(void)
