@@ -19,6 +19,7 @@
 // pipe that reader may hold for ever.
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,6 +149,10 @@ static void fifo_wait_cb(struct ev_loop *loop, ev_io *w, int revents)
 		f->batch++;
 		request_parse(&f->parser, buf, (size_t)n, fifo_request_cb, f);
 		request_flush(&f->parser, fifo_request_cb, f);
+		/* A read of a pipe takes all it holds up to the size asked:
+		 * a short one emptied it, and no read is needed to see that. */
+		if ((size_t)n < sizeof buf)
+			break;
 	}
 	fifo_kick(f);
 }
@@ -256,6 +261,10 @@ static int fifo_read_events(struct fifo *f)
 				closed = 1;
 			p += sizeof *ev + ev->len;
 		}
+		/* Events are read whole: room left for the largest one means
+		 * the queue was emptied. */
+		if ((size_t)n + sizeof(struct inotify_event) + NAME_MAX + 1 <= sizeof buf)
+			break;
 	}
 	return closed;
 }

@@ -10,10 +10,9 @@
 //    of what we saw of them before they vanished and its cutime + cstime.
 // Once the whole tree is reaped, only the first part remains, and it is exact.
 //
-// A sample walks the tree from proctord down through the children files and
+// A sample walks the tree from proctord down (procwalk.c) and
 // keeps each process's /proc files open between samples, so that a wait on a
 // single-threaded program costs a handful of preads.
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -26,7 +25,7 @@
 #include "cgroup.h"
 #include "measure.h"
 #include "procstat.h"
-#include "tree.h"
+#include "procwalk.h"
 #include "util.h"
 
 /* Descriptors kept open at most; beyond, files are opened per sample. A fork
@@ -42,17 +41,12 @@ void measure_init_at(struct measure *m, pid_t root, struct cgroup *cg, const cha
 {
 	long tck = sysconf(_SC_CLK_TCK);
 	long ps = sysconf(_SC_PAGESIZE);
-	char path[64];
-
 	memset(m, 0, sizeof *m);
 	m->root = root;
 	m->cg = cg;
 	m->tick_ns = 1000000000u / (uint64_t)(tck > 0 ? tck : 100);
 	m->page_size = (uint64_t)(ps > 0 ? ps : 4096);
-	m->procfd = open(proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	/* proctord has a single thread: its children are all in this file. */
-	snprintf(path, sizeof path, "%d/task/%d/children", (int)root, (int)root);
-	m->root_children_fd = m->procfd >= 0 ? openat(m->procfd, path, O_RDONLY | O_CLOEXEC) : -1;
+	procwalk_init(&m->walk, proc, root);
 }
 
 static void measure_close_proc(struct measure *m, struct measure_proc *p)
@@ -75,13 +69,9 @@ void measure_free(struct measure *m)
 	free(m->procs);
 	free(m->cbuf);
 	m->cbuf = NULL;
-	if (m->procfd >= 0)
-		close(m->procfd);
-	if (m->root_children_fd >= 0)
-		close(m->root_children_fd);
+	procwalk_free(&m->walk);
 	m->procs = NULL;
 	m->n = m->cap = 0;
-	m->procfd = m->root_children_fd = -1;
 }
 
 static int measure_cmp_pid(const void *a, const void *b)
@@ -151,11 +141,12 @@ static ssize_t measure_read(struct measure *m, int *fd, const char *path, char *
 		int use = *fd;
 
 		if (use < 0) {
-			use = openat(m->procfd, path, O_RDONLY | O_CLOEXEC);
+			use = openat(m->walk.procfd, path, O_RDONLY | O_CLOEXEC);
 			if (use < 0)
 				return -1;
 		}
-		n = buf ? pread_small(use, buf, len) : pread_all(use, &m->cbuf, &m->cbuf_cap);
+		n = buf ? pread_small(use, buf, len)
+			: procwalk_pread_children(use, &m->cbuf, &m->cbuf_cap);
 		if (*fd < 0 && m->open_fds >= MEASURE_MAX_OPEN_FDS) {
 			close(use); /* over the budget: not kept */
 			return n;
@@ -175,67 +166,12 @@ static ssize_t measure_read(struct measure *m, int *fd, const char *path, char *
 	return -1;
 }
 
+/* The records of one sample, one per node of the walk (same index). */
 struct measure_walk {
+	struct measure *m;
 	struct measure_proc *v;
 	size_t n, cap;
 };
-
-static void measure_push(struct measure_walk *w, pid_t pid, pid_t ppid)
-{
-	if (w->n == w->cap) {
-		w->cap = w->cap ? w->cap * 2 : 16;
-		w->v = xreallocarray(w->v, w->cap, sizeof *w->v);
-	}
-	memset(&w->v[w->n], 0, sizeof w->v[w->n]);
-	w->v[w->n].pid = pid;
-	w->v[w->n].ppid = ppid;
-	w->v[w->n].stat_fd = w->v[w->n].statm_fd = w->v[w->n].children_fd = -1;
-	w->n++;
-}
-
-static void measure_push_cb(void *ctx, pid_t pid, pid_t parent)
-{
-	measure_push(ctx, pid, parent);
-}
-
-static void measure_push_children(struct measure_walk *w, pid_t parent, const char *buf)
-{
-	tree_parse_children(buf, parent, measure_push_cb, w);
-}
-
-/* Children of every thread but the main one: forked by a thread, a child is
- * listed in that thread's file only. */
-static void measure_thread_children(struct measure *m, struct measure_walk *w, pid_t pid)
-{
-	char path[300];
-	struct dirent *de;
-	DIR *d;
-	int dfd;
-
-	snprintf(path, sizeof path, "%d/task", (int)pid);
-	dfd = openat(m->procfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return;
-	d = fdopendir(dfd);
-	if (!d) {
-		close(dfd);
-		return;
-	}
-	while ((de = readdir(d))) {
-		int fd;
-
-		if (de->d_name[0] < '0' || de->d_name[0] > '9' || atol(de->d_name) == pid)
-			continue;
-		snprintf(path, sizeof path, "%s/children", de->d_name);
-		fd = openat(dfd, path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (pread_all(fd, &m->cbuf, &m->cbuf_cap) > 0)
-			measure_push_children(w, pid, m->cbuf);
-		close(fd);
-	}
-	closedir(d);
-}
 
 /* The kernel's id of a process's CPU clock (all its threads), as
  * clock_getcpuclockid() makes it, without its extra system call. */
@@ -244,20 +180,42 @@ static clockid_t measure_cpuclock(pid_t pid)
 	return (clockid_t)((~(unsigned)pid << 3) | 2u);
 }
 
-/* Read one live process: its CPU, its reaped children's CPU, its resident
- * memory, and its children (pushed onto the walk). p points into w->v, which
- * pushing the children may move: p is not used after the first push. */
-static void measure_visit(struct measure *m, struct measure_walk *w, struct measure_proc *p,
-			  uint64_t *rss_out)
+/* Node k of the walk, found: bring its history (CPU seen, cached
+ * descriptors) from the previous sample, and read its CPU, its reaped
+ * children's CPU, its resident memory and its main thread's children. */
+static long measure_visit(void *ctx, struct procwalk *walk, size_t k, const char **children)
 {
-	const pid_t pid = p->pid;
+	struct measure_walk *w = ctx;
+	struct measure *m = w->m;
+	const pid_t pid = walk->nodes[k].pid;
+	struct measure_proc *p, *old = measure_find(m->procs, m->n, pid);
 	char path[64], buf[1024];
 	struct procstat st;
 	unsigned long long resident;
 	long threads = 1;
 	struct timespec ts;
 
-	*rss_out = 0;
+	if (w->n == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 16;
+		w->v = xreallocarray(w->v, w->cap, sizeof *w->v);
+	}
+	p = &w->v[w->n++]; /* the walk visits its nodes in order: w->n == k + 1 */
+	memset(p, 0, sizeof *p);
+	p->pid = pid;
+	p->ppid = walk->nodes[k].ppid;
+	p->stat_fd = p->statm_fd = p->children_fd = -1;
+	if (old) {
+		if (old->seen) {
+			/* Listed twice: re-parented mid-walk. */
+			p->pid = -1;
+			return 0;
+		}
+		*p = *old;
+		p->ppid = walk->nodes[k].ppid;
+		old->seen = 1;
+		old->stat_fd = old->statm_fd = old->children_fd = -1;
+	}
+	p->rss = 0;
 	snprintf(path, sizeof path, "%d/stat", (int)pid);
 	if (measure_read(m, &p->stat_fd, path, buf, sizeof buf) > 0 &&
 	    procstat_parse(buf, &st) == 2) {
@@ -273,26 +231,29 @@ static void measure_visit(struct measure *m, struct measure_walk *w, struct meas
 		if (ch > p->ticks_ns)
 			p->ticks_ns = ch;
 	}
-	if (clock_gettime(measure_cpuclock(pid), &ts) == 0) {
+	/* Where the cgroup gave this sample's CPU figure, the process's own
+	 * clock is not needed: a wait costs a system call less per process. */
+	if (!m->cpu_from_cg && clock_gettime(measure_cpuclock(pid), &ts) == 0) {
 		uint64_t own = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 
 		if (own > p->own_ns)
 			p->own_ns = own;
 	}
+	snprintf(path, sizeof path, "%d/task/%d/children", (int)pid, (int)pid);
+	*children = measure_read(m, &p->children_fd, path, NULL, 0) > 0 ? m->cbuf : NULL;
+	/* The init's memory does not count once it has a child (below). */
+	if (pid == m->init_pid && *children)
+		return threads > 1 ? threads : 1;
 	snprintf(path, sizeof path, "%d/statm", (int)pid);
 	if (measure_read(m, &p->statm_fd, path, buf, sizeof buf) > 0 &&
 	    sscanf(buf, "%*u %llu", &resident) == 1)
-		*rss_out = (uint64_t)resident * m->page_size;
-	snprintf(path, sizeof path, "%d/task/%d/children", (int)pid, (int)pid);
-	if (measure_read(m, &p->children_fd, path, NULL, 0) > 0)
-		measure_push_children(w, pid, m->cbuf);
-	if (threads > 1)
-		measure_thread_children(m, w, pid);
+		p->rss = (uint64_t)resident * m->page_size;
+	return threads > 1 ? threads : 1;
 }
 
 void measure_sample(struct measure *m, uint64_t *cpu_us, uint64_t *rss_bytes)
 {
-	struct measure_walk w = {0};
+	struct measure_walk w = {.m = m};
 	uint64_t live_ns = 0, rss = 0, total_us, cg_cpu = 0;
 	size_t nn;
 	/* The CPU of the whole tree, waited for or not, from the cgroup where
@@ -302,35 +263,11 @@ void measure_sample(struct measure *m, uint64_t *cpu_us, uint64_t *rss_bytes)
 	 * after its start; statm is exact at the moment it is read. */
 	int cg = m->cg && cgroup_cpu(m->cg, &cg_cpu, NULL, NULL) == 0;
 
-	if (m->root_children_fd >= 0 && pread_all(m->root_children_fd, &m->cbuf, &m->cbuf_cap) > 0)
-		measure_push_children(&w, m->root, m->cbuf);
+	m->cpu_from_cg = cg;
 
 	for (size_t i = 0; i < m->n; i++)
 		m->procs[i].seen = 0;
-	/* Walk: w grows while it is visited; each process brings its history
-	 * (CPU seen, cached descriptors) from the previous sample. */
-	for (size_t k = 0; k < w.n; k++) {
-		struct measure_proc *old = measure_find(m->procs, m->n, w.v[k].pid);
-		uint64_t bytes;
-
-		if (w.v[k].pid <= 0)
-			continue;
-		if (old) {
-			if (old->seen) {
-				/* Listed twice: re-parented mid-walk. */
-				w.v[k].pid = -1;
-				continue;
-			}
-			pid_t ppid = w.v[k].ppid;
-
-			w.v[k] = *old;
-			w.v[k].ppid = ppid;
-			old->seen = 1;
-			old->stat_fd = old->statm_fd = old->children_fd = -1;
-		}
-		measure_visit(m, &w, &w.v[k], &bytes);
-		w.v[k].rss = bytes;
-	}
+	procwalk_run(&m->walk, measure_visit, &w);
 
 	/* A process that vanished without proctord reaping it was reaped by its
 	 * parent in the tree: credit what we saw of it to the nearest ancestor

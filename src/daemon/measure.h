@@ -8,6 +8,8 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "procwalk.h"
+
 struct measure_proc {
 	pid_t pid;
 	pid_t ppid;
@@ -42,11 +44,15 @@ struct measure {
 	uint64_t last_cpu_us;        /* what was last reported: line 1 never decreases */
 	uint64_t tick_ns;
 	uint64_t page_size;
-	int procfd;                  /* /proc */
+	struct procwalk walk;        /* the tree below root, in /proc */
 	char *cbuf;                  /* scratch for children files */
 	size_t cbuf_cap;
-	int root_children_fd;        /* /proc/self/task/TID/children */
 	size_t open_fds;             /* descriptors held in procs[] */
+	int cpu_from_cg;             /* the current sample's CPU is the cgroup's: the
+				      * walk does not read the processes' CPU clocks
+				      * (their own_ns lag; the cgroup's figure holds
+				      * them, and a failing cgroup read falls back to
+				      * the lower bound they are) */
 };
 
 void measure_init(struct measure *m, pid_t root, struct cgroup *cg);
