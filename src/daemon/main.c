@@ -20,6 +20,7 @@
 #include "cgroup.h"
 #include "config.h"
 #include "fifo.h"
+#include "box.h"
 #include "isolate.h"
 #include "output.h"
 #include "prio.h"
@@ -801,6 +802,7 @@ int main(int argc, char **argv)
 	int join_fds[CG_MAX_HIER];
 	const char *join_paths[CG_MAX_HIER];
 	struct isolate iso;
+	struct box box;
 	struct prio prio;
 	struct sysfilter filter;
 	struct output output, *out = NULL;
@@ -832,6 +834,11 @@ int main(int argc, char **argv)
 		 * cgroup is touched. */
 		if (isolate_prepare(&iso, &o.cfg, err, sizeof err) < 0)
 			log_fatalx(EXIT_SETUP, "%s", err);
+		if (box_prepare(&box, &o.cfg, iso.set_uid ? iso.uid : geteuid(),
+				iso.set_gid ? iso.gid : getegid(), err, sizeof err) < 0)
+			log_fatalx(EXIT_USAGE, "%s", err);
+		iso.unshare_net |= box.active && !box.share_net;
+		iso.unshare_ipc |= box.active;
 		if (o.cfg.seccomp &&
 		    sysfilter_build(&filter, o.cfg.seccomp_errno, err, sizeof err) < 0)
 			log_fatalx(EXIT_SETUP, "%s", err);
@@ -881,6 +888,7 @@ int main(int argc, char **argv)
 			cgroup_unhonoured(&cg, &o.cfg.limits, stdout, "");
 		}
 		n += check_isolation(&o.cfg, stdout, "\ncannot be honoured: ");
+		n += box_check(&o.cfg, stdout, "\ncannot be honoured: ");
 		cgroup_destroy(&cg);
 		config_free(&o.cfg);
 		return n ? EXIT_SETUP : 0;
@@ -953,7 +961,7 @@ int main(int argc, char **argv)
 	sc.stdout_fd = out_fd;
 	sc.stderr_fd = err_fd;
 	sc.null_stdio = o.daemonize;
-	sc.chdir = o.cfg.chdir;
+	sc.chdir = o.cfg.chdir ? o.cfg.chdir : box.active ? "/box" : NULL;
 	sc.limits = &o.cfg.limits;
 	sc.nice = nice_value;
 	sc.cgroup_fd = cgroup_clone_fd(&cg);
@@ -1001,7 +1009,8 @@ int main(int argc, char **argv)
 		sc.filter_sock = filter_sv[1];
 	}
 	sc.pidns = spawn_pidns_wanted();
-	sc.pidns_required = o.cfg.strict;
+	sc.pidns_required = o.cfg.strict || box.active;
+	sc.box = &box;
 	sc.pidns_fallback = pids_without_init;
 	start_us = now_us();
 	if (spawn_start(&sc, &child) < 0) {
@@ -1017,6 +1026,7 @@ int main(int argc, char **argv)
 				   strerror(child.pidns_err));
 		log_fatal(EXIT_SETUP, "cannot start %s", o.argv[0]);
 	}
+	box_free(&box); /* the init has its copy */
 	if (child.pidns_err)
 		log_warnx("warning: cannot make a PID namespace for the program (%s): it may "
 			  "outlive proctord if it clears its parent-death signal",

@@ -1,0 +1,256 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# The box (--box, --tmp-size, --ro-bind, --bind, --share-net): what a boxed program cannot see or do, and what it can; as root, or as nobody (BOX_ROOTLESS=1, box-rootless.sh).
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/lib.sh"
+
+src=$(cd "$(dirname "$0")/../.." && pwd)
+rootless=${BOX_ROOTLESS:-0}
+if [ "$(id -u)" != 0 ]; then
+	echo "1..0 # SKIP needs root (to run the box as root, or to become nobody)"
+	exit 77
+fi
+if ! id nobody >/dev/null 2>&1; then
+	echo "1..0 # SKIP no user nobody"
+	exit 77
+fi
+ng=$(id -g nobody)
+# nobody must reach the helpers, the boxes and the sandbox directories.
+chmod 0755 "$T"
+PROCTORD_BIN=$PROCTORD
+if [ "$rootless" = 1 ]; then
+	cat >"$T/pd-nobody" <<-EOF
+	#!/bin/sh
+	exec setpriv --reuid=nobody --regid=$ng --clear-groups "$PROCTORD_BIN" "\$@"
+	EOF
+	chmod 0755 "$T/pd-nobody"
+	PROCTORD="$T/pd-nobody"
+	if ! setpriv --reuid=nobody --regid="$ng" --clear-groups unshare -Urm true 2>/dev/null; then
+		echo "1..0 # SKIP no unprivileged user namespaces here"
+		exit 77
+	fi
+fi
+who=root
+[ "$rootless" = 1 ] && who=nobody
+P=/progs/probe
+
+# bx DIR: a fresh box directory, writable by the program (nobody or root).
+bx_seq=0
+bx_new() {
+	BOX="$T/tmp/box.$((++bx_seq))"
+	mkdir "$BOX"
+	chown nobody:"$ng" "$BOX"
+}
+
+# bx_run OUT ARGS... -- PROGRAM...: proctord --box $BOX with ARGS, the
+# helpers at /progs, stdout to OUT; polls to the end. ANS_* hold the answer.
+run_n=0
+bx_run() {
+	local out=$1
+	shift
+	RUN_DIR="$T/tmp/run.$((++run_n))"
+	pd_start --dir "$RUN_DIR" --box "$BOX" --ro-bind "$PROGS:/progs" --stdout "$out" \
+		--stderr "$out.err" "$@" || return 1
+	pd_poll "$RUN_DIR" 5
+	wait0 "$RUN_DIR"
+}
+
+# bx_pid DIR: the proctord serving DIR, by its process title once the
+# program has started ("proctord: DIR: ..."; its init keeps the command line).
+bx_pid() {
+	local p title
+	for p in /proc/[0-9]*; do
+		IFS= read -r -d '' title 2>/dev/null <"$p/cmdline" || continue
+		if [ "${title#"proctord: $1: "}" != "$title" ]; then
+			echo "${p#/proc/}"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# The box's and the test's mounts seen from the host.
+host_mounts() { grep -e "$T" -e proctor-box /proc/self/mountinfo; }
+mounts_before=$(host_mounts)
+
+# --- what it cannot do ---------------------------------------------------------
+
+echo "the expected output: 42" >"$T/expected"
+chmod 0644 "$T/expected"
+bx_new
+bx_run "$T/o.read" -- "$P" open "$T/expected"
+check_eq "[$who] a host file outside the binds (the expected output) cannot be read" \
+	"open: ENOENT" "$(cat "$T/o.read")"
+check_eq "...and the program ended normally" "exited 0" "$ANS_STATUS" || ans_diag
+
+bx_run "$T/o.write" -- sh -c 'for f in /x /usr/x /etc/x /progs/x; do
+	if true 2>/dev/null >"$f"; then echo "$f: written"; else echo "$f: refused"; fi; done'
+check_eq "[$who] it cannot write to /, /usr, /etc nor a --ro-bind" \
+	"/x: refused;/usr/x: refused;/etc/x: refused;/progs/x: refused;" "$(tr '\n' ';' <"$T/o.write")" || { ans_diag; diag "$(cat "$T/o.write.err")"; }
+
+: >"$T/tmp/host-tmp-marker"
+want=""
+for d in bin box dev etc lib lib32 lib64 libx32 proc progs sbin tmp usr; do
+	case $d in bin | lib*) [ -e "/$d" ] || [ -L "/$d" ] || continue ;; esac
+	want="$want$d "
+done
+bx_run "$T/o.see" -- sh -c 'ls -A /tmp; for d in /home /root /run /var /srv /mnt /sys '"$T"'; do
+	[ -e "$d" ] && echo "$d: visible"; done; ls /'
+check_eq "[$who] only the box's root: no host /tmp, /home, /root, /run, /var, /srv, /mnt, /sys, nor the test's directory" \
+	"$want" "$(tr '\n' ' ' <"$T/o.see")"
+
+bx_run "$T/o.ps" -- sh -c 'cd /proc; echo [0-9]*'
+check_re "[$who] /proc lists only the box's tree: its init (1), the program (2)" \
+	'^1 2$' "$(cat "$T/o.ps")"
+
+# The program waits for proctord's host pid, then tries to signal it and
+# this shell.
+pd_start --dir "$T/tmp/run.kill" --box "$BOX" --ro-bind "$PROGS:/progs" --stdout "$T/o.kill" \
+	-- sh -c 'while [ ! -s /box/pid ]; do sleep 0.02; done; '"$P"' kill "$(cat /box/pid)"; '"$P"' kill '$$
+pdpid=$(bx_pid "$T/tmp/run.kill")
+echo "$pdpid" >"$BOX/pid.tmp" && mv "$BOX/pid.tmp" "$BOX/pid"
+pd_poll "$T/tmp/run.kill" 5
+wait0 "$T/tmp/run.kill"
+check_eq "[$who] it cannot signal proctord (host pid $pdpid) nor the test's shell" \
+	"kill: ESRCH;kill: ESRCH;" "$(tr '\n' ';' <"$T/o.kill")"
+
+"$PROGS/probe" listen "$T/port" &
+listener=$!
+if wait_for "$T_OP" test -s "$T/port"; then
+	port=$(cat "$T/port")
+	bx_run "$T/o.net" -- "$P" connect "$port"
+	check_eq "[$who] it cannot connect to a listener on the host's 127.0.0.1" \
+		"connect: ENETUNREACH" "$(cat "$T/o.net")"
+	bx_run "$T/o.net2" --share-net -- "$P" connect "$port"
+	check_eq "[$who] ...but can with --share-net (the control)" "connect: ok" "$(cat "$T/o.net2")"
+else
+	not_ok "[$who] a listener on 127.0.0.1"
+	not_ok "[$who] ...(no listener)"
+fi
+kill "$listener" 2>/dev/null
+wait "$listener" 2>/dev/null
+
+bx_run "$T/o.tmp1" -- sh -c 'echo x >/tmp/left; echo x >/dev/shm/left; ls /tmp /dev/shm'
+bx_run "$T/o.tmp2" -- sh -c 'ls -A /tmp /dev/shm'
+check_eq "[$who] nothing it writes to /tmp or /dev/shm is there for the next box" \
+	"/dev/shm: /tmp:" "$(tr '\n' ' ' <"$T/o.tmp2" | sed 's/ *$//; s/  */ /g')"
+
+bx_run "$T/o.full" --tmp-size 1MiB -- sh -c 'head -c 2097152 /dev/zero >/tmp/big; echo "rc $?"; wc -c </tmp/big'
+check_re "[$who] --tmp-size 1MiB: a write past it fails with ENOSPC" \
+	'^rc 1;10[0-9]{5};$' "$(tr '\n' ';' <"$T/o.full")"
+check_re "...said as No space left on device" "No space left on device" "$(cat "$T/o.full.err")"
+
+# --- what it can do -----------------------------------------------------------
+
+bx_run "$T/o.c" -- sh -c "pwd; $P ids; echo result >/box/answer"
+check_eq "[$who] a C program runs, in /box, as $who" \
+	"/box;uid=$(id -u $who) gid=$(id -g $who) groups=0;" "$(tr '\n' ';' <"$T/o.c")"
+check_eq "...and what it writes to /box stays in DIR" "result" "$(cat "$BOX/answer" 2>&1)"
+if [ "$rootless" = 0 ]; then
+	bx_run "$T/o.u" --user nobody -- sh -c "$P ids; id -un; echo by-nobody >/box/n"
+	check_eq "--user nobody in a box: runs as nobody, named in the box's /etc/passwd" \
+		"uid=$(id -u nobody) gid=$ng groups=0;nobody;" "$(tr '\n' ';' <"$T/o.u")"
+	check_eq "...and its output file is in DIR" "by-nobody" "$(cat "$BOX/n" 2>&1)"
+fi
+if [ -x "$PROGS/cxxthreads" ]; then
+	bx_run "$T/o.cxx" -- /progs/cxxthreads 4
+	check_eq "[$who] a C++ program with 4 threads runs" "exited 0" "$ANS_STATUS" ||
+		diag "$(cat "$T/o.cxx" "$T/o.cxx.err")"
+else
+	skip "[$who] a C++ program with threads" "no cxxthreads (no C++ compiler)"
+fi
+if [ -x /usr/bin/python3 ]; then
+	bx_run "$T/o.py" -- /usr/bin/python3 -c 'import os, tempfile; print(os.getcwd(), 6 * 7)'
+	check_eq "[$who] python3 runs" "/box 42" "$(cat "$T/o.py")" || diag "$(cat "$T/o.py.err")"
+else
+	skip "[$who] python3 runs" "no /usr/bin/python3"
+fi
+if command -v javac >/dev/null && command -v java >/dev/null; then
+	mkdir -p "$T/java"
+	chmod 0755 "$T/java"
+	if javac -d "$T/java" "$src/tests/progs/JThreads.java" 2>"$T/javac.err"; then
+		bx_run "$T/o.java" --ro-bind "$T/java:/java" -- java -cp /java JThreads 4
+		check_eq "[$who] java (through /etc/alternatives) runs 4 threads" "exited 0" \
+			"$ANS_STATUS" || diag "$(cat "$T/o.java" "$T/o.java.err")"
+	else
+		not_ok "[$who] javac JThreads.java"
+		diag "$(cat "$T/javac.err")"
+	fi
+else
+	skip "[$who] java runs" "no JDK (javac and java) on the PATH"
+fi
+
+# --- limits and verdicts are the same in a box --------------------------------
+
+bx_run "$T/o.cpu" --cpu-time 300ms -- /progs/spin
+check_re "[$who] --cpu-time in a box: killed cpu-time" "^killed cpu-time" "$ANS_STATUS" || ans_diag
+bx_run "$T/o.out" --output-limit 1KiB -- sh -c 'head -c 100000 /dev/zero'
+check_re "[$who] --output-limit in a box: killed output" "^killed output" "$ANS_STATUS"
+bx_run "$T/o.sec" --seccomp -- "$P" syscall keyctl
+check_re "[$who] --seccomp in a box: killed syscall" "^killed syscall" "$ANS_STATUS" || ans_diag
+
+# --- lifetime: nothing outlives a SIGKILLed proctord ------------------------------
+
+: >"$T/tmp/esc.lock"
+chmod 0644 "$T/tmp/esc.lock"
+bx_new
+if pd_start --dir "$T/tmp/run.esc" --box "$BOX" --ro-bind "$PROGS:/progs" \
+	--stdin "$T/tmp/esc.lock" -- /progs/escape /box/ready &&
+	wait_for "$T_OP" test -e "$BOX/ready"; then
+	check "[$who] the escape helper's tree holds the lock" lock_held "$T/tmp/esc.lock"
+	kill -KILL "$(bx_pid "$T/tmp/run.esc")"
+	check "[$who] SIGKILL to proctord: no process of the box is left within 5 s" \
+		wait_for 5 flock -x -n "$T/tmp/esc.lock" true
+else
+	not_ok "[$who] the escape helper starts in a box"
+	diag "$(cat "$PD_ERR")"
+fi
+
+# --- errors before the start ----------------------------------------------------
+
+bad() {
+	local rc
+	"$PROCTORD" --dir "$T/tmp/bad" "$@" -- /bin/true >/dev/null 2>"$T/bad.err"
+	rc=$?
+	BAD="rc $rc: $(cat "$T/bad.err")"
+}
+bad --box "$T/tmp/missing"
+check_re "[$who] --box DIR that does not exist: exit 2, one line" '^rc 2: proctord: --box: .*No such file' "$BAD"
+bx_new
+bad --box "$BOX" --ro-bind /nonexistent-proctor-src
+check_re "[$who] --ro-bind of a missing path: exit 2 before the start" '^rc 2: .*nonexistent-proctor-src.*No such file' "$BAD"
+bad --box "$BOX" --bind "relative:/x"
+check_re "[$who] --bind of a relative path: exit 2" '^rc 2: .*absolute' "$BAD"
+bad --ro-bind /usr
+check_re "[$who] --ro-bind without --box: exit 2" '^rc 2: .*only in a box' "$BAD"
+# Another user plants a symbolic link in a sticky directory: it must not
+# redirect the bind (it could point at /etc, or at another submission's box).
+mkdir -m 1777 "$T/tmp/shared"
+setpriv --reuid=nobody --regid="$ng" --clear-groups ln -s /etc "$T/tmp/shared/evil"
+if [ "$rootless" = 0 ]; then
+	bad --box "$T/tmp/shared/evil"
+	check_re "[$who] --box through another user's symbolic link is refused" \
+		'^rc 2: .*symbolic link of uid' "$BAD"
+	bad --box "$BOX" --ro-bind "$T/tmp/shared/evil/x:/x"
+	check_re "[$who] --ro-bind through another user's symbolic link is refused" \
+		'^rc 2: .*symbolic link of uid' "$BAD"
+fi
+
+# --- --check ---------------------------------------------------------------------
+
+"$PROCTORD" --check --box "$BOX" --ro-bind "$PROGS:/progs" --tmp-size 8MiB >"$T/check" 2>&1
+check_eq "[$who] --check with a box exits 0" 0 "$?" || diag "$(cat "$T/check")"
+check_re "[$who] --check lists the box's namespaces" "box namespaces +mount, pid, ipc, uts, net" "$(cat "$T/check")"
+check_re "[$who] --check lists its mounts (/box, the binds, /tmp)" \
+	"/box bind of $BOX, read-write.*/progs bind of $PROGS, read-only" "$(tr '\n' ' ' <"$T/check")"
+check_re "...and /tmp's size" "/tmp tmpfs mode=1777,size=8388608" "$(cat "$T/check")"
+
+# --- the end: no mount and no process is left ----------------------------------------
+
+check_eq "[$who] no mount of the boxes is left on the host" "$mounts_before" "$(host_mounts)"
+left=$(tagged_pids)
+check_eq "[$who] no process of the boxes is left" "" "$(echo $left)" ||
+	for p in $left; do diag "$p: $(tr '\0' ' ' <"/proc/$p/cmdline")"; done
+
+vg_on && vg_check
+done_testing
