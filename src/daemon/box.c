@@ -20,7 +20,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -490,7 +489,7 @@ static int box_child_remount(const struct box_step *s)
 		flags |= MS_RELATIME;
 	if (s->ro)
 		flags |= MS_RDONLY;
-	return mount(NULL, s->staged, NULL, flags, NULL);
+	return mount("none", s->staged, "none", flags, NULL);
 }
 
 static int box_child_step(const struct box_step *s, const char **what)
@@ -511,7 +510,7 @@ static int box_child_step(const struct box_step *s, const char **what)
 				return -1;
 			close(fd);
 		}
-		return mount(s->data, s->staged, NULL, MS_BIND, NULL);
+		return mount(s->data, s->staged, "none", MS_BIND, NULL);
 	case BOX_LINK:
 		return symlink(s->data, s->staged);
 	case BOX_FILE: {
@@ -547,7 +546,7 @@ int box_child_enter(const struct box *b, const char **what)
 		return -1;
 	/* Before any mount: nothing done here may propagate to the host. */
 	*what = "making / private";
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+	if (mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0)
 		return -1;
 	/* A descriptor opened in the host's mount namespace cannot be bound
 	 * in this one: each source again, by the path it had, and it must be
@@ -603,7 +602,7 @@ int box_child_enter(const struct box *b, const char **what)
 	if (umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
 		return -1;
 	*what = "remounting / read-only";
-	return mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV,
+	return mount("none", "/", "none", MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV,
 		     NULL);
 }
 
@@ -633,21 +632,18 @@ void box_print_check(const struct box *b, int user_ns, FILE *out)
 
 int box_probe(const struct box *b, int user_ns)
 {
-	struct clone_args args;
-	long pid;
+	int flags = box_unshare_flags(b) | CLONE_NEWPID | (user_ns ? CLONE_NEWUSER : 0);
+	pid_t pid = fork();
 	int st;
 
-	memset(&args, 0, sizeof args);
-	args.flags = (uint64_t)box_unshare_flags(b) | CLONE_NEWPID | (user_ns ? CLONE_NEWUSER : 0);
-	args.exit_signal = SIGCHLD;
-	pid = syscall(SYS_clone3, &args, sizeof args);
 	if (pid < 0)
 		return errno;
 	if (pid == 0)
-		_exit(0);
-	while (waitpid((pid_t)pid, &st, 0) < 0 && errno == EINTR)
-		;
-	return 0;
+		_exit(unshare(flags) < 0 ? (errno & 0xff) : 0);
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return errno;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : EIO;
 }
 
 size_t box_check(const struct config *c, FILE *out, const char *prefix)
