@@ -58,6 +58,7 @@ vg_on && VG_BIND=(--bind "$T/vg")
 bx_run() {
 	local out=$1
 	shift
+	ANS_STATUS="" ANS_HEAD="" ANS_RAW=""
 	RUN_DIR="$T/tmp/run.$((++run_n))"
 	pd_start --dir "$RUN_DIR" --box "$BOX" --ro-bind "$PROGS:/progs" "${VG_BIND[@]}" \
 		--stdout "$out" --stderr "$out.err" "$@" || return 1
