@@ -48,6 +48,7 @@ static const char *const box_system_dirs[] = {"/bin", "/sbin", "/lib", "/lib64",
  * /etc/java-* directories are added by name). */
 static const char *const box_etc[] = {"/etc/ld.so.cache", "/etc/ld.so.conf",
 				      "/etc/ld.so.conf.d", "/etc/alternatives", NULL};
+static const char *const box_proc_ro[] = {"sys", "sysrq-trigger", "irq", "bus", NULL};
 static const char *const box_dev_nodes[] = {"null", "zero", "full", "random", "urandom", NULL};
 
 static struct box_step *box_add(struct box *b, enum box_step_kind kind, const char *path)
@@ -404,7 +405,12 @@ int box_prepare(struct box *b, const struct config *c, uid_t uid, gid_t gid, cha
 	box_add_dev(b, tmp_opts, err, errlen, &failed);
 	if (failed)
 		goto fail;
-	box_add(b, BOX_PROC, "/proc");
+	{
+		struct box_step *p = box_add(b, BOX_PROC, "/proc");
+
+		for (size_t i = 0; box_proc_ro[i]; i++)
+			xasprintf(&p->staged_ro[i], "%s/%s", p->staged, box_proc_ro[i]);
+	}
 	box_add_data(b, BOX_TMPFS, "/tmp", tmp_opts);
 	fd = sbdir_open_links(c->box, "--box", err, errlen);
 	if (fd < 0 || box_add_bind(b, fd, c->box, "/box", 0, err, errlen) < 0)
@@ -429,6 +435,8 @@ void box_free(struct box *b)
 		free(s->src);
 		free(s->real);
 		free(s->data);
+		for (size_t j = 0; j < sizeof s->staged_ro / sizeof s->staged_ro[0]; j++)
+			free(s->staged_ro[j]);
 	}
 	free(b->steps);
 	memset(b, 0, sizeof *b);
@@ -492,6 +500,25 @@ static int box_child_remount(const struct box_step *s)
 	return mount("none", s->staged, "none", flags, NULL);
 }
 
+/* What in /proc writes to the kernel as a whole: a file of root's there
+ * takes a write from uid 0 without any capability (core_pattern). Each is
+ * bound onto itself read-only. */
+static int box_child_proc_ro(const struct box_step *proc)
+{
+	for (size_t i = 0; box_proc_ro[i]; i++) {
+		struct box_step s = {.staged = proc->staged_ro[i], .ro = 1};
+
+		if (mount(s.staged, s.staged, "none", MS_BIND | MS_REC, NULL) < 0) {
+			if (errno == ENOENT)
+				continue;
+			return -1;
+		}
+		if (box_child_remount(&s) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int box_child_step(const struct box_step *s, const char **what)
 {
 	int fd;
@@ -533,7 +560,9 @@ static int box_child_step(const struct box_step *s, const char **what)
 	case BOX_PROC:
 		if (mkdir(s->staged, 0555) < 0 && errno != EEXIST)
 			return -1;
-		return mount("proc", s->staged, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+		if (mount("proc", s->staged, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+			return -1;
+		return box_child_proc_ro(s);
 	}
 	errno = EINVAL;
 	return -1;
@@ -626,6 +655,9 @@ void box_print_check(const struct box *b, int user_ns, FILE *out)
 			fprintf(out, " -> %s", s->data);
 		else if (s->kind == BOX_TMPFS)
 			fprintf(out, " %s, nosuid, nodev", s->data);
+		else if (s->kind == BOX_PROC)
+			fprintf(out, " of the box's PID namespace, nosuid, nodev, noexec; sys, "
+				     "sysrq-trigger, irq, bus read-only");
 		fprintf(out, "\n");
 	}
 }

@@ -35,6 +35,7 @@ struct box_step {
 	int ro;
 	int nosuid_nodev; /* remount a read-write bind nosuid,nodev */
 	char *data;
+	char *staged_ro[4]; /* BOX_PROC: what of it is bound read-only */
 };
 
 struct box {

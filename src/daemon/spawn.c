@@ -222,6 +222,31 @@ static void spawn_child_prepare(const struct spawn_config *c, int errfd, int joi
 		spawn_report(errfd, STAGE_SETUP, errno, "sigprocmask");
 }
 
+static void spawn_child_drop_bounding(int errfd)
+{
+	/* Up to the first capability this kernel does not know. */
+	for (int cap = 0; cap < 64; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0) {
+			if (errno == EINVAL)
+				break;
+			spawn_report(errfd, STAGE_SETUP, errno, "PR_CAPBSET_DROP");
+		}
+}
+
+/* No capability left, none to inherit, none ambient: uid 0 gets none back
+ * at execve with an empty bounding set. */
+static void spawn_child_drop_caps(int errfd)
+{
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[2];
+
+	memset(data, 0, sizeof data);
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+		spawn_report(errfd, STAGE_SETUP, errno, "PR_CAP_AMBIENT");
+	if (syscall(SYS_capset, &hdr, data) < 0)
+		spawn_report(errfd, STAGE_SETUP, errno, "capset");
+}
+
 /* Standard input, output and error: the caller's paths and descriptors. */
 static void spawn_child_open_stdio(const struct spawn_config *c, int errfd)
 {
@@ -312,8 +337,15 @@ static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent, i
 	/* Limits after the opens (a low RLIMIT_NOFILE must not stop them) and
 	 * before the identity changes (raising one needs root). */
 	spawn_child_limits(errfd, c->limits);
+	/* A box does not hold a program with root's capabilities (it could
+	 * remount, or open the host's files by handle): the bounding set is
+	 * emptied while that is still allowed, the rest after the ids. */
+	if (in_box && !spawn_uid_map[0])
+		spawn_child_drop_bounding(errfd);
 	if (isolate_child_ids(iso, &what) < 0)
 		spawn_report(errfd, STAGE_SETUP, errno, what);
+	if (in_box && !spawn_uid_map[0])
+		spawn_child_drop_caps(errfd);
 	/* A change of identity clears the parent-death signal: set it again,
 	 * and check again that proctord is still there. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
