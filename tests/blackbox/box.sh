@@ -279,6 +279,15 @@ check_re "[$who] --check lists its mounts (/box, the binds, /tmp)" \
 	"/box bind of $BOX, read-write.*/progs bind of $PROGS, read-only" "$(tr '\n' ' ' <"$T/check")"
 check_re "...and /tmp's size" "/tmp tmpfs mode=1777,size=8388608" "$(cat "$T/check")"
 
+# The same keys in a file: ro_bind repeatable, one per line.
+printf 'box = %s\nro_bind = %s:/progs\nro_bind = %s:/data/expected\ntmp_size = 2MiB\n' \
+	"$BOX" "$PROGS" "$T/expected" >"$T/tmp/box.conf"
+RUN_DIR="$T/tmp/run.conf"
+pd_start --dir "$RUN_DIR" --config "$T/tmp/box.conf" "${VG_BIND[@]}" --stdout "$T/tmp/o.conf" \
+	-- sh -c 'cat /data/expected; df -k /tmp | tail -n 1' && pd_poll "$RUN_DIR" 5 && wait0 "$RUN_DIR"
+check_re "[$who] box, ro_bind (twice) and tmp_size from a configuration file" \
+	"^the expected output: 42;tmpfs +2048 " "$(tr '\n' ';' <"$T/tmp/o.conf")"
+
 # --- the end: no mount and no process is left ----------------------------------------
 
 check_eq "[$who] no mount of the boxes is left on the host" "$mounts_before" "$(host_mounts)"
