@@ -42,12 +42,12 @@
 #define BOX_STAGE "/tmp"
 
 /* What runs programs as Debian installs them. */
-static const char *const box_system_dirs[] = {"/bin", "/sbin", "/lib", "/lib64", "/lib32",
-					      "/libx32", NULL};
+static const char *const box_system_dirs[] = {"/bin",	"/sbin",   "/lib", "/lib64",
+					      "/lib32", "/libx32", NULL};
 /* From the host's /etc, what the dynamic loader and the JVM read (the
  * /etc/java-* directories are added by name). */
-static const char *const box_etc[] = {"/etc/ld.so.cache", "/etc/ld.so.conf",
-				      "/etc/ld.so.conf.d", "/etc/alternatives", NULL};
+static const char *const box_etc[] = {"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
+				      "/etc/alternatives", NULL};
 static const char *const box_proc_ro[] = {"sys", "sysrq-trigger", "irq", "bus", NULL};
 static const char *const box_dev_nodes[] = {"null", "zero", "full", "random", "urandom", NULL};
 
@@ -65,8 +65,7 @@ static struct box_step *box_add(struct box *b, enum box_step_kind kind, const ch
 	return s;
 }
 
-static void box_add_data(struct box *b, enum box_step_kind kind, const char *path,
-			 const char *data)
+static void box_add_data(struct box *b, enum box_step_kind kind, const char *path, const char *data)
 {
 	box_add(b, kind, path)->data = xstrdup(data);
 }
@@ -81,8 +80,8 @@ static size_t box_n_fds(const struct box *b)
 }
 
 /* Bind fd (opened by the caller) at path. */
-static int box_add_bind(struct box *b, int fd, const char *src, const char *path, int ro,
-			char *err, size_t errlen)
+static int box_add_bind(struct box *b, int fd, const char *src, const char *path, int ro, char *err,
+			size_t errlen)
 {
 	struct box_step *s;
 	struct stat st;
@@ -129,7 +128,9 @@ static int box_add_system(struct box *b, const char *path, char *err, size_t err
 	int fd;
 
 	if (lstat(path, &st) < 0)
-		return errno == ENOENT ? 0 : (snprintf(err, errlen, "%s: %s", path, strerror(errno)), -1);
+		return errno == ENOENT
+			   ? 0
+			   : (snprintf(err, errlen, "%s: %s", path, strerror(errno)), -1);
 	if (S_ISLNK(st.st_mode)) {
 		n = readlink(path, target, sizeof target - 1);
 		if (n < 0) {
@@ -182,7 +183,8 @@ static int box_open_source(const char *src, const char *what, char *err, size_t 
 
 		if (fstat(fd, &st) == 0 && S_ISLNK(st.st_mode)) {
 			snprintf(err, errlen,
-				 "%s: %s is a symbolic link: give the path it points to", what, src);
+				 "%s: %s is a symbolic link: give the path it points to", what,
+				 src);
 			close(fd);
 			fd = -1;
 		}
@@ -334,14 +336,13 @@ static void box_add_accounts(struct box *b, uid_t uid, gid_t gid)
 	free(group);
 }
 
-static void box_add_dev(struct box *b, const char *tmp_opts, char *err, size_t errlen,
-			int *failed)
+static void box_add_dev(struct box *b, const char *tmp_opts, char *err, size_t errlen, int *failed)
 {
 	static const char *const links[][2] = {
-		{"/dev/fd", "/proc/self/fd"},
-		{"/dev/stdin", "/proc/self/fd/0"},
-		{"/dev/stdout", "/proc/self/fd/1"},
-		{"/dev/stderr", "/proc/self/fd/2"},
+	    {"/dev/fd", "/proc/self/fd"},
+	    {"/dev/stdin", "/proc/self/fd/0"},
+	    {"/dev/stdout", "/proc/self/fd/1"},
+	    {"/dev/stderr", "/proc/self/fd/2"},
 	};
 
 	for (size_t i = 0; box_dev_nodes[i] && !*failed; i++) {
@@ -376,7 +377,9 @@ int box_prepare(struct box *b, const struct config *c, uid_t uid, gid_t gid, cha
 	if (!c->box) {
 		if (c->ro_bind.n || c->bind.n || c->share_net) {
 			snprintf(err, errlen, "--%s: only in a box (give --box DIR)",
-				 c->ro_bind.n ? "ro-bind" : c->bind.n ? "bind" : "share-net");
+				 c->ro_bind.n ? "ro-bind"
+				 : c->bind.n  ? "bind"
+					      : "share-net");
 			return -1;
 		}
 		return 0;
@@ -601,8 +604,7 @@ int box_child_enter(const struct box *b, const char **what)
 			return -1;
 	}
 	*what = "the root tmpfs";
-	if (mount("proctor-box", BOX_STAGE, "tmpfs", MS_NOSUID | MS_NODEV,
-		  "mode=0755,size=1m") < 0)
+	if (mount("proctor-box", BOX_STAGE, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m") < 0)
 		return -1;
 	for (size_t i = 0; i < b->n_steps; i++)
 		if (box_child_step(&b->steps[i], what) < 0)
@@ -642,7 +644,8 @@ void box_print_check(const struct box *b, int user_ns, FILE *out)
 	static const char *const kinds[] = {"bind", "symlink", "file", "tmpfs", "proc"};
 
 	fprintf(out, "%-14s mount, pid, ipc, uts%s%s\n", "box namespaces",
-		b->share_net ? "" : ", net", user_ns ? ", user (uid and gid map to themselves)" : "");
+		b->share_net ? "" : ", net",
+		user_ns ? ", user (uid and gid map to themselves)" : "");
 	fprintf(out, "%-14s / tmpfs, read-only\n", "box mounts");
 	for (size_t i = 0; i < b->n_steps; i++) {
 		const struct box_step *s = &b->steps[i];
@@ -689,8 +692,8 @@ size_t box_check(const struct config *c, FILE *out, const char *prefix)
 		return 0;
 	if (isolate_prepare(&iso, c, err, sizeof err) < 0)
 		return 0; /* check_isolation says it */
-	if (box_prepare(&b, c, iso.set_uid ? iso.uid : geteuid(),
-			iso.set_gid ? iso.gid : getegid(), err, sizeof err) < 0) {
+	if (box_prepare(&b, c, iso.set_uid ? iso.uid : geteuid(), iso.set_gid ? iso.gid : getegid(),
+			err, sizeof err) < 0) {
 		fprintf(out, "%s%s\n", prefix, err);
 		return 1;
 	}
@@ -699,7 +702,6 @@ size_t box_check(const struct config *c, FILE *out, const char *prefix)
 	box_free(&b);
 	if (!probe)
 		return 0;
-	fprintf(out, "%sthe box's namespaces cannot be made here: %s\n", prefix,
-		strerror(probe));
+	fprintf(out, "%sthe box's namespaces cannot be made here: %s\n", prefix, strerror(probe));
 	return 1;
 }

@@ -14,11 +14,11 @@ struct config;
 #define BOX_MAX_FDS 64
 
 enum box_step_kind {
-	BOX_BIND,    /* bind src_fd at path (ro: then remounted read-only) */
-	BOX_LINK,    /* a symbolic link at path to data */
-	BOX_FILE,    /* a file at path holding data (0644) */
-	BOX_TMPFS,   /* a tmpfs at path, options in data */
-	BOX_PROC,    /* /proc of the new PID namespace at path */
+	BOX_BIND,  /* bind src_fd at path (ro: then remounted read-only) */
+	BOX_LINK,  /* a symbolic link at path to data */
+	BOX_FILE,  /* a file at path holding data (0644) */
+	BOX_TMPFS, /* a tmpfs at path, options in data */
+	BOX_PROC,  /* /proc of the new PID namespace at path */
 };
 
 /* One thing done to build the root, in order. path is inside the box. */
@@ -31,7 +31,7 @@ struct box_step {
 	char *real;   /* its path, every symbolic link resolved (BOX_BIND) */
 	dev_t dev;    /* what proctord opened (BOX_BIND) */
 	ino_t ino;
-	int is_dir;   /* the source is a directory (BOX_BIND) */
+	int is_dir; /* the source is a directory (BOX_BIND) */
 	int ro;
 	int nosuid_nodev; /* remount a read-write bind nosuid,nodev */
 	char *data;

@@ -341,6 +341,18 @@ int config_is_set(const struct config *c, const struct config_key *k)
 	}
 }
 
+/* The values of a repeatable key, separated by spaces, or "unset". */
+static void config_format_list(char *const *v, size_t n, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && used + 1 < len; i++)
+		used = config_append(buf, len, used, "%s%s", i ? " " : "", v[i]);
+	if (n == 0)
+		snprintf(buf, len, "unset");
+}
+
 void config_format(const struct config *c, const struct config_key *k, char *buf, size_t len)
 {
 	const char *s;
@@ -378,27 +390,12 @@ void config_format(const struct config *c, const struct config_key *k, char *buf
 		snprintf(buf, len, "%s",
 			 cgroup_mode_name(*(const int *)(const void *)((const char *)c + k->offset)));
 		break;
-	case CONFIG_ENV: {
-		size_t used = 0;
-
-		buf[0] = '\0';
-		for (size_t i = 0; i < c->n_env && used + 1 < len; i++)
-			used = config_append(buf, len, used, "%s%s", i ? " " : "", c->env[i]);
-		if (c->n_env == 0)
-			snprintf(buf, len, "unset");
+	case CONFIG_ENV:
+		config_format_list(c->env, c->n_env, buf, len);
 		break;
-	}
-	case CONFIG_BINDS: {
-		const struct config_list *l = config_clst(c, k);
-		size_t used = 0;
-
-		buf[0] = '\0';
-		for (size_t i = 0; i < l->n && used + 1 < len; i++)
-			used = config_append(buf, len, used, "%s%s", i ? " " : "", l->v[i]);
-		if (l->n == 0)
-			snprintf(buf, len, "unset");
+	case CONFIG_BINDS:
+		config_format_list(config_clst(c, k)->v, config_clst(c, k)->n, buf, len);
 		break;
-	}
 	}
 }
 
