@@ -180,6 +180,11 @@ if [ "$rootless" = 0 ]; then
 		"uid=$(id -u nobody) gid=$ng groups=0;nobody;" "$(tr '\n' ';' <"$T/tmp/o.u")"
 	check_eq "...and its output file is in DIR" "by-nobody" "$(cat "$BOX/n" 2>&1)"
 fi
+mkdir "$T/tmp/rw"
+chmod 0777 "$T/tmp/rw"
+bx_run "$T/tmp/o.bind" --bind "$T/tmp/rw:/data/rw" -- sh -c 'echo kept >/data/rw/f && echo written'
+check_eq "[$who] --bind SRC:DST is read-write, and what is written there is on the host" \
+	"written kept" "$(cat "$T/tmp/o.bind" "$T/tmp/rw/f" 2>&1 | tr '\n' ' ' | sed 's/ $//')"
 if [ -x "$PROGS/cxxthreads" ]; then
 	bx_run "$T/tmp/o.cxx" -- /progs/cxxthreads 4
 	check_eq "[$who] a C++ program with 4 threads runs" "exited 0" "$ANS_STATUS" ||
