@@ -462,21 +462,79 @@ int box_unshare_flags(const struct box *b)
 
 /* --- the init's side: system calls only --- */
 
-/* mkdir -p of the directories that hold path (a staged path: the staging
- * directory exists). */
-static int box_child_parents(char *path)
+/* "/proc/self/fd/N" in buf, without stdio. */
+static const char *box_fd_path(char buf[32], int fd)
 {
-	for (char *p = path + sizeof BOX_STAGE; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0755) < 0 && errno != EEXIST) {
-			*p = '/';
-			return -1;
-		}
-		*p = '/';
+	char digits[12];
+	size_t n = 0, len = sizeof "/proc/self/fd/" - 1;
+
+	memcpy(buf, "/proc/self/fd/", len);
+	do
+		digits[n++] = (char)('0' + fd % 10);
+	while ((fd /= 10) > 0 && n < sizeof digits);
+	while (n > 0)
+		buf[len++] = digits[--n];
+	buf[len] = '\0';
+	return buf;
+}
+
+/* The directory that holds staged (the staging directory, or one made
+ * under it), its directories made on the way; no symbolic link is followed,
+ * since some (those in DIR) are the program's. Returns an O_PATH descriptor
+ * and the last component in name (within buf), or -1. */
+static int box_child_parent(const char *staged, char buf[PATH_MAX], const char **name)
+{
+	size_t len = strlen(staged);
+	char *p;
+	int fd;
+
+	if (len >= PATH_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
 	}
-	return 0;
+	memcpy(buf, staged, len + 1);
+	fd = open(BOX_STAGE, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	p = buf + sizeof BOX_STAGE;
+	while (fd >= 0) {
+		char *slash = strchr(p, '/');
+		int next, saved;
+
+		if (!slash) {
+			*name = p;
+			return fd;
+		}
+		*slash = '\0';
+		if (!*p) {
+			p = slash + 1;
+			continue;
+		}
+		next = -1;
+		if (mkdirat(fd, p, 0755) == 0 || errno == EEXIST)
+			next = openat(fd, p, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		saved = errno;
+		*slash = '/';
+		close(fd);
+		errno = saved;
+		fd = next;
+		p = slash + 1;
+	}
+	return -1;
+}
+
+/* The mount at staged (its root, not what it covers), O_PATH. */
+static int box_child_open(const char *staged, int flags)
+{
+	char buf[PATH_MAX];
+	const char *name;
+	int dir = box_child_parent(staged, buf, &name), fd, saved;
+
+	if (dir < 0)
+		return -1;
+	fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC | flags);
+	saved = errno;
+	close(dir);
+	errno = saved;
+	return fd;
 }
 
 /* A read-only or nosuid,nodev bind: a bind remount, with the flags the
@@ -484,23 +542,31 @@ static int box_child_parents(char *path)
 static int box_child_remount(const struct box_step *s)
 {
 	unsigned long flags = MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV;
+	int fd = box_child_open(s->staged, 0), r = -1, saved;
 	struct statfs sf;
+	char path[32];
 
-	if (statfs(s->staged, &sf) < 0)
+	if (fd < 0)
 		return -1;
-	if (sf.f_flags & ST_RDONLY)
-		flags |= MS_RDONLY;
-	if (sf.f_flags & ST_NOEXEC)
-		flags |= MS_NOEXEC;
-	if (sf.f_flags & ST_NOATIME)
-		flags |= MS_NOATIME;
-	if (sf.f_flags & ST_NODIRATIME)
-		flags |= MS_NODIRATIME;
-	if (sf.f_flags & ST_RELATIME)
-		flags |= MS_RELATIME;
-	if (s->ro)
-		flags |= MS_RDONLY;
-	return mount("none", s->staged, "none", flags, NULL);
+	if (fstatfs(fd, &sf) == 0) {
+		if (sf.f_flags & ST_RDONLY)
+			flags |= MS_RDONLY;
+		if (sf.f_flags & ST_NOEXEC)
+			flags |= MS_NOEXEC;
+		if (sf.f_flags & ST_NOATIME)
+			flags |= MS_NOATIME;
+		if (sf.f_flags & ST_NODIRATIME)
+			flags |= MS_NODIRATIME;
+		if (sf.f_flags & ST_RELATIME)
+			flags |= MS_RELATIME;
+		if (s->ro)
+			flags |= MS_RDONLY;
+		r = mount("none", box_fd_path(path, fd), "none", flags, NULL);
+	}
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return r;
 }
 
 /* What in /proc writes to the kernel as a whole: a file of root's there
@@ -522,53 +588,77 @@ static int box_child_proc_ro(const struct box_step *proc)
 	return 0;
 }
 
-static int box_child_step(const struct box_step *s, const char **what)
+/* The mount point for s, made by what (a directory or an empty file) in
+ * dir, opened O_PATH. */
+static int box_child_mount_point(int dir, const char *name, int is_dir)
 {
 	int fd;
 
-	*what = s->path;
-	if (box_child_parents(s->staged) < 0)
+	if (is_dir) {
+		if (mkdirat(dir, name, 0755) < 0 && errno != EEXIST)
+			return -1;
+		return openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	fd = openat(dir, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
 		return -1;
-	switch (s->kind) {
-	case BOX_BIND:
-		if (s->is_dir) {
-			if (mkdir(s->staged, 0755) < 0 && errno != EEXIST)
-				return -1;
-		} else {
-			fd = open(s->staged, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-			if (fd < 0)
-				return -1;
-			close(fd);
-		}
-		return mount(s->data, s->staged, "none", MS_BIND, NULL);
-	case BOX_LINK:
-		return symlink(s->data, s->staged);
-	case BOX_FILE: {
-		size_t len = strlen(s->data);
+	close(fd);
+	return openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+}
 
-		fd = open(s->staged, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+static int box_child_make(const struct box_step *s, int dir, const char *name)
+{
+	char path[32];
+	size_t len;
+	int fd, r;
+
+	switch (s->kind) {
+	case BOX_LINK:
+		return symlinkat(s->data, dir, name);
+	case BOX_FILE:
+		len = strlen(s->data);
+		fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (fd < 0)
 			return -1;
-		if (write(fd, s->data, len) != (ssize_t)len) {
-			close(fd);
-			errno = errno ? errno : EIO;
-			return -1;
-		}
-		return close(fd);
+		r = write(fd, s->data, len) == (ssize_t)len ? 0 : -1;
+		if (r < 0 && !errno)
+			errno = EIO;
+		close(fd);
+		return r;
+	default:
+		break;
 	}
-	case BOX_TMPFS:
-		if (mkdir(s->staged, 0755) < 0 && errno != EEXIST)
-			return -1;
-		return mount("tmpfs", s->staged, "tmpfs", MS_NOSUID | MS_NODEV, s->data);
-	case BOX_PROC:
-		if (mkdir(s->staged, 0555) < 0 && errno != EEXIST)
-			return -1;
-		if (mount("proc", s->staged, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
-			return -1;
-		return box_child_proc_ro(s);
-	}
-	errno = EINVAL;
-	return -1;
+	fd = box_child_mount_point(dir, name, s->kind != BOX_BIND || s->is_dir);
+	if (fd < 0)
+		return -1;
+	box_fd_path(path, fd);
+	if (s->kind == BOX_BIND)
+		r = mount(s->data, path, "none", MS_BIND, NULL);
+	else if (s->kind == BOX_TMPFS)
+		r = mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, s->data);
+	else
+		r = mount("proc", path, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+	close(fd);
+	if (r == 0 && s->kind == BOX_PROC)
+		r = box_child_proc_ro(s);
+	return r;
+}
+
+static int box_child_step(const struct box_step *s, const char **what)
+{
+	char buf[PATH_MAX];
+	const char *name;
+	int dir, r, saved;
+
+	*what = s->path;
+	dir = box_child_parent(s->staged, buf, &name);
+	if (dir < 0)
+		return -1;
+	r = box_child_make(s, dir, name);
+	saved = errno;
+	close(dir);
+	errno = saved;
+	return r;
 }
 
 int box_child_enter(const struct box *b, const char **what)

@@ -275,6 +275,20 @@ if [ "$rootless" = 0 ]; then
 		'^rc 2: .*symbolic link of uid' "$BAD"
 fi
 
+# A symbolic link the program left in DIR must not lead a mount point out of
+# the box: the set-up refuses it, and nothing is made where it points (a
+# directory of the host outside /tmp, which the staging mount covers: the
+# helpers' own, rw for root).
+bx_new
+ln -s "$PROGS" "$BOX/sub"
+chown -h nobody:"$ng" "$BOX/sub"
+bx_run "$T/tmp/o.link" --ro-bind "$PROGS:/box/sub/planted" -- /bin/true
+check_re "[$who] a mount point through a symbolic link in DIR: failed setup" \
+	"^failed setup: /box/sub/planted: (Not a directory|Too many levels of symbolic links)" \
+	"$ANS_STATUS" || ans_diag
+check "...and nothing was made where the link points" test ! -e "$PROGS/planted"
+rmdir "$PROGS/planted" 2>/dev/null
+
 # --- --check ---------------------------------------------------------------------
 
 "$PROCTORD" --check --box "$BOX" --ro-bind "$PROGS:/progs" --tmp-size 8MiB >"$T/check" 2>&1
@@ -296,9 +310,12 @@ check_re "[$who] box, ro_bind (twice) and tmp_size from a configuration file" \
 # --- the end: no mount and no process is left ----------------------------------------
 
 check_eq "[$who] no mount of the boxes is left on the host" "$mounts_before" "$(host_mounts)"
+# A process killed with its namespace may take a moment to be gone.
+no_tagged() { [ -z "$(tagged_pids)" ]; }
+wait_for 5 no_tagged
 left=$(tagged_pids)
 check_eq "[$who] no process of the boxes is left" "" "$(echo $left)" ||
-	for p in $left; do diag "$p: $(tr '\0' ' ' <"/proc/$p/cmdline")"; done
+	for p in $left; do diag "$p: $(tr '\0' ' ' <"/proc/$p/cmdline") $(cat "/proc/$p/stat")"; done
 
 vg_on && vg_check
 done_testing
