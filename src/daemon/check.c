@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "box.h"
 #include "cgroup.h"
 #include "check.h"
 #include "config.h"
@@ -150,6 +151,7 @@ int check_run(struct options *o)
 		cgroup_unhonoured(&cg, &o->cfg.limits, stdout, "");
 	}
 	n += check_isolation(&o->cfg, stdout, "\ncannot be honoured: ");
+	n += box_check(&o->cfg, stdout, "\ncannot be honoured: ");
 	hostcheck_print("", &o->cfg.limits.cpuset, stdout);
 	cgroup_destroy(&cg);
 	config_free(&o->cfg);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "box.h"
 #include "config.h"
 #include "cpuset.h"
 #include "log.h"
@@ -206,6 +207,11 @@ void wiring_prepare(struct sandbox *sb, struct options *o)
 	 * touched. */
 	if (isolate_prepare(&sb->iso, &o->cfg, err, sizeof err) < 0)
 		log_fatalx(EXIT_SETUP, "%s", err);
+	if (box_prepare(&sb->box, &o->cfg, sb->iso.set_uid ? sb->iso.uid : geteuid(),
+			sb->iso.set_gid ? sb->iso.gid : getegid(), err, sizeof err) < 0)
+		log_fatalx(EXIT_USAGE, "%s", err);
+	sb->iso.unshare_net |= sb->box.active && !sb->box.share_net;
+	sb->iso.unshare_ipc |= sb->box.active;
 	if (o->cfg.seccomp &&
 	    sysfilter_build(&sb->filter, o->cfg.seccomp_errno, err, sizeof err) < 0)
 		log_fatalx(EXIT_SETUP, "%s", err);
@@ -308,7 +314,7 @@ static void wiring_spawn_config(struct sandbox *sb)
 	sc->stdout_fd = sb->out_fd;
 	sc->stderr_fd = sb->err_fd;
 	sc->null_stdio = o->daemonize;
-	sc->chdir = o->cfg.chdir;
+	sc->chdir = o->cfg.chdir ? o->cfg.chdir : sb->box.active ? "/box" : NULL;
 	sc->limits = &o->cfg.limits;
 	sc->nice = sb->nice_value;
 	sc->cgroup_fd = cgroup_clone_fd(&sb->cg);
@@ -376,7 +382,8 @@ static void wiring_spawn(struct sandbox *sb)
 	int fds[3] = {sb->in_fd, sb->out_fd, sb->err_fd};
 
 	sc->pidns = spawn_pidns_wanted();
-	sc->pidns_required = sb->o->cfg.strict;
+	sc->pidns_required = sb->o->cfg.strict || sb->box.active;
+	sc->box = &sb->box;
 	sc->pidns_fallback = pids_without_init;
 	sc->pidns_fallback_ctx = sb;
 	sb->start_us = now_us();
@@ -386,6 +393,9 @@ static void wiring_spawn(struct sandbox *sb)
 		fifo_close(&sb->fifo);
 		sbdir_close(&sb->dir);
 		errno = saved;
+		if (sb->child.pidns_err && sb->box.active)
+			log_fatalx(EXIT_SETUP, "error: cannot make the box's namespaces (%s)",
+				   strerror(sb->child.pidns_err));
 		if (sb->child.pidns_err)
 			log_fatalx(EXIT_SETUP,
 				   "error: cannot make a PID namespace for the program (%s): it "
@@ -393,6 +403,7 @@ static void wiring_spawn(struct sandbox *sb)
 				   strerror(sb->child.pidns_err));
 		log_fatal(EXIT_SETUP, "cannot start %s", sb->o->argv[0]);
 	}
+	box_free(&sb->box); /* the init has its copy */
 	if (sb->child.pidns_err)
 		log_warnx("warning: cannot make a PID namespace for the program (%s): it may "
 			  "outlive proctord if it clears its parent-death signal",

@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <stdint.h>
 
+#include "box.h"
 #include "cgroup.h"
 #include "fifo.h"
 #include "isolate.h"
@@ -38,6 +39,7 @@ struct sandbox {
 	struct options *o;
 	/* wiring_prepare */
 	struct isolate iso;
+	struct box box;
 	struct sysfilter filter;
 	int in_fd, out_fd, err_fd; /* the caller's /dev/fd/N, or -1 */
 	/* wiring_cgroups */
