@@ -233,6 +233,67 @@ static int config_in(const char *const *names, const char *name)
 	return 0;
 }
 
+/* The keys that are not numbers: a path, a name, a mode, a list entry. */
+static const char *config_set_text(struct config *c, const struct config_key *k, const char *value)
+{
+	const char *err;
+
+	switch (k->type) {
+	case CONFIG_PATH:
+		if (!value[0])
+			return "expected a path";
+		free(*config_str(c, k));
+		*config_str(c, k) = xstrdup(value);
+		return NULL;
+	case CONFIG_USER:
+	case CONFIG_GROUP:
+		err = config_check_id(k->type, value);
+		if (err)
+			return err;
+		free(*config_str(c, k));
+		*config_str(c, k) = xstrdup(value);
+		return NULL;
+	case CONFIG_MODE: {
+		char *end;
+		long m;
+
+		errno = 0;
+		m = strtol(value, &end, 8);
+		if (errno || end == value || *end || m < 0 || m > 07777)
+			return "expected an octal mode such as 0700";
+		c->dir_mode = (mode_t)m;
+		return NULL;
+	}
+	case CONFIG_BOOL:
+		return config_parse_bool(value, config_int(c, k));
+	case CONFIG_CGROUP: {
+		int m = cgroup_mode_parse(value);
+
+		if (m < 0)
+			return "expected auto, v2, v1 or none";
+		*config_int(c, k) = m;
+		return NULL;
+	}
+	case CONFIG_ENV:
+		if (value[0] == '=' || value[0] == '\0')
+			return "expected NAME=VALUE or NAME";
+		c->env = xreallocarray(c->env, c->n_env + 1, sizeof *c->env);
+		c->env[c->n_env++] = xstrdup(value);
+		return NULL;
+	case CONFIG_BINDS: {
+		struct config_list *l = config_lst(c, k);
+
+		if (value[0] != '/')
+			return "expected an absolute path SRC, or SRC:DST with DST absolute too";
+		l->v = xreallocarray(l->v, l->n + 1, sizeof *l->v);
+		l->v[l->n++] = xstrdup(value);
+		return NULL;
+	}
+	default:
+		return "not a text key";
+	}
+}
+
 const char *config_set(struct config *c, const struct config_key *k, const char *value,
 		       const struct config_source *src)
 {
@@ -256,57 +317,9 @@ const char *config_set(struct config *c, const struct config_key *k, const char 
 	case CONFIG_CPUSET:
 		err = units_parse_cpuset(value, &c->limits.cpuset);
 		break;
-	case CONFIG_PATH:
-		if (!value[0])
-			return "expected a path";
-		free(*config_str(c, k));
-		*config_str(c, k) = xstrdup(value);
+	default:
+		err = config_set_text(c, k, value);
 		break;
-	case CONFIG_USER:
-	case CONFIG_GROUP:
-		err = config_check_id(k->type, value);
-		if (err)
-			return err;
-		free(*config_str(c, k));
-		*config_str(c, k) = xstrdup(value);
-		break;
-	case CONFIG_MODE: {
-		char *end;
-		long m;
-
-		errno = 0;
-		m = strtol(value, &end, 8);
-		if (errno || end == value || *end || m < 0 || m > 07777)
-			return "expected an octal mode such as 0700";
-		c->dir_mode = (mode_t)m;
-		break;
-	}
-	case CONFIG_BOOL:
-		err = config_parse_bool(value, config_int(c, k));
-		break;
-	case CONFIG_CGROUP: {
-		int m = cgroup_mode_parse(value);
-
-		if (m < 0)
-			return "expected auto, v2, v1 or none";
-		*config_int(c, k) = m;
-		break;
-	}
-	case CONFIG_ENV:
-		if (value[0] == '=' || value[0] == '\0')
-			return "expected NAME=VALUE or NAME";
-		c->env = xreallocarray(c->env, c->n_env + 1, sizeof *c->env);
-		c->env[c->n_env++] = xstrdup(value);
-		break;
-	case CONFIG_BINDS: {
-		struct config_list *l = config_lst(c, k);
-
-		if (value[0] != '/')
-			return "expected an absolute path SRC, or SRC:DST with DST absolute too";
-		l->v = xreallocarray(l->v, l->n + 1, sizeof *l->v);
-		l->v[l->n++] = xstrdup(value);
-		break;
-	}
 	}
 	if (err)
 		return err;
