@@ -54,7 +54,10 @@ new_ctr() {
 # A working directory for the container: $T is root's, open it to nobody.
 chmod 0711 "$T"
 W=$T/ctr
-mkdir -m 0755 "$W" && chown nobody:nogroup "$W" || { echo "Bail out! cannot make $W"; exit 1; }
+if ! mkdir -m 0755 "$W" || ! chown nobody:nogroup "$W"; then
+	echo "Bail out! cannot make $W"
+	exit 1
+fi
 # PROCTORD and PROGS may be under valgrind's wrapper in $T: both readable.
 
 # The container's root file system, as a runtime makes it: a tmpfs that the
@@ -63,7 +66,7 @@ mkdir -m 0755 "$W" && chown nobody:nogroup "$W" || { echo "Bail out! cannot make
 # container), holding binds of the VM's programs, /proc, /dev, /sys with
 # cgroup2 mounted afresh at /sys/fs/cgroup (on a tmpfs first: a file system
 # cannot be mounted over its own mount's root), and $W at its own path.
-# shellcheck disable=SC2034 # used by the child bash
+# shellcheck disable=SC2089,SC2090 # a script for a child bash, not words
 enter='
 	r=$(mktemp -d) && mount -t tmpfs -o mode=0755 none "$r" || exit 125
 	for d in /*; do
@@ -78,6 +81,7 @@ enter='
 		mount -t tmpfs -o mode=0755 none "$r/sys/fs/cgroup" &&
 		mount -t cgroup2 none "$r/sys/fs/cgroup" || exit 125
 	cd "$r" && exec chroot . bash -c "cd \"\$W\" && exec bash -c \"\$@\"" inner "$@"'
+# shellcheck disable=SC2090
 export enter
 
 # in_container SECONDS SCRIPT ARGS...: run the bash SCRIPT as the first
