@@ -20,8 +20,8 @@
 #   PROCTOR_VM_KERNEL   a bzImage to boot instead of Debian's cloud kernel
 #   PROCTOR_VM_CACHE    where the kernel is kept between runs
 #                       (default: ${XDG_CACHE_HOME:-~/.cache}/proctor-vm)
-#   PROCTOR_VM_TIMEOUT  seconds before the VM is killed (default 240)
-#   PROCTOR_VM_SUITE_TIMEOUT  seconds for one suite (default 120)
+#   PROCTOR_VM_TIMEOUT  seconds before the VM is killed (default 480)
+#   PROCTOR_VM_SUITE_TIMEOUT  seconds for one suite (default 240)
 #   PROCTOR_VM_ACCEL    the ways to run qemu, tried in order until the kernel
 #                       boots: ACCEL[:CPU]... with ACCEL kvm or tcg (default:
 #                       "kvm:host kvm:qemu64 tcg:max", "tcg:max" without a
@@ -377,8 +377,8 @@ t0=$(date +%s)
 build_initramfs
 t_img=$(($(date +%s) - t0))
 
-vm_timeout=${PROCTOR_VM_TIMEOUT:-240}
-suite_timeout=${PROCTOR_VM_SUITE_TIMEOUT:-120}
+vm_timeout=${PROCTOR_VM_TIMEOUT:-480}
+suite_timeout=${PROCTOR_VM_SUITE_TIMEOUT:-240}
 boot_timeout=${PROCTOR_VM_BOOT_TIMEOUT:-30}
 nonce=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
 
