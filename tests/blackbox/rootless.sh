@@ -127,6 +127,17 @@ out=$(as_nobody "$PROCTORD" --check --memory-max 64MiB --pids 16 2>&1)
 check_eq "--check as nobody outside the delegated cgroups: the limits cannot be honoured (exit 3)" 3 "$?"
 check_re "...and it says that its cgroups are not writable" $'\ncgroups +v[12] [^\n]*: NOT writable by proctord \\(uid [0-9]+\\)' "$out"
 
+# A cgroup namespace without a fresh cgroup2 mount (unshare --cgroup alone):
+# the mount shows cgroups outside the namespace, none of them proctord's.
+if unshare --user --map-root-user --cgroup --mount true 2>/dev/null; then
+	out=$(in_deleg unshare --user --map-root-user --cgroup --mount \
+		"$PROCTORD" --check --memory-max 64MiB 2>&1)
+	check_re "in a cgroup namespace, an old cgroup2 mount is named as the reason" \
+		"memory_max cannot be honoured: the cgroup2 mount at [^ ]+ shows cgroups outside proctord's cgroup namespace \(its root is /\.\.[/.]*\)" "$out"
+else
+	skip "in a cgroup namespace, an old cgroup2 mount is named as the reason" "no unprivileged user namespaces here"
+fi
+
 # --- limits enforced -------------------------------------------------------------
 chmod 0711 "$T"
 u=$T/nobody

@@ -184,7 +184,7 @@ suite() {
 				# as SCHED_FIFO, which needs CAP_SYS_NICE in the
 				# initial user namespace: in a container it is one
 				# runnable thread among the spinners, and on the VM's
-				# emulated CPUs woke 20% late in one run of five.
+				# emulated CPUs woke 20% late in one of two runs.
 				n=$((n + 1)) && tap_n=$((tap_n + 1)) &&
 					echo "not ok $tap_n - [container $name] ${line#not ok * - } # TODO no real-time priority in a container" ;;
 			"not ok "*) n=$((n + 1)) && not_ok "[container $name] ${line#not ok * - }" ;;
