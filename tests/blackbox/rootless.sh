@@ -31,6 +31,8 @@ if [ -n "${PROCTOR_TEST_SCOPE:-}" ]; then
 	exit 0
 fi
 nogroup=$(id -gn nobody)
+# nobody runs proctord (or valgrind's wrapper of it) from $T.
+chmod 0711 "$T"
 as_nobody() { setpriv --reuid=nobody --regid="$nogroup" --clear-groups --inh-caps=-all "$@"; }
 
 # mount_of VERSION CONTROLLER: the mount point of the cgroup hierarchy of
@@ -139,7 +141,6 @@ else
 fi
 
 # --- limits enforced -------------------------------------------------------------
-chmod 0711 "$T"
 u=$T/nobody
 install -d -m 0755 -o nobody "$u"
 get() { "$PROGS/jsonget" "$1" "$2" 2>/dev/null; }
