@@ -43,6 +43,7 @@
 #include "cgroup-priv.h"
 #include "cgroup.h"
 #include "log.h"
+#include "prio.h"
 #include "units.h"
 #include "util.h"
 
@@ -493,7 +494,11 @@ static void cg_setup_v2(struct cgroup *cg, size_t i, const struct limits *l)
 	}
 	mem = cg_enable(cg, h, pfd, "memory", why_mem, sizeof why_mem);
 	pids = cg_enable(cg, h, pfd, "pids", why_pids, sizeof why_pids);
-	if (l->cpus_milli != UNITS_UNLIMITED)
+	/* Also without --cpus where proctord cannot be SCHED_FIFO (rootless,
+	 * in a container): its leaf and the sandbox's cgroup then share the
+	 * CPU by weight, as siblings, so that a tree of many runnable
+	 * threads cannot starve its timers and answers. */
+	if (l->cpus_milli != UNITS_UNLIMITED || !prio_rt_permitted())
 		cpu = cg_enable(cg, h, pfd, "cpu", why_cpu, sizeof why_cpu);
 	close(pfd);
 	rc = cg_create(cg, h, why, sizeof why);
