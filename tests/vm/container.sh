@@ -113,6 +113,14 @@ check_re "...in a cgroup namespace rooted at its own cgroup" $'\n0::/\n' "$out"
 check_re "...with memory, pids and cpu delegated to it" $'\n[^\n]*memory[^\n]*\n' "$out"
 check_re "...and its cgroup at the root of the fresh cgroup2 mount" $'\n/$' "$out"
 
+# Docker's default: the same cgroup, mounted read-only. The limits cannot be
+# had; --strict makes that an error.
+new_ctr
+out=$(in_container "$T_OP" 'mount -o remount,bind,ro /sys/fs/cgroup || exit 125
+	exec "$PROCTORD" --strict --memory-max 64MiB -- true' _ 2>&1)
+check_eq "with /sys/fs/cgroup read-only (Docker's default), --strict --memory-max is an error (exit 3)" 3 "$?"
+check_re "...naming the read-only file system" 'memory_max cannot be honoured: .*Read-only file system' "$out"
+
 # --- 1. proctord as the container's only process ----------------------------------
 # --check first: it names the delegated cgroup and what it would do.
 new_ctr
