@@ -60,6 +60,11 @@ const struct config_key config_keys[] = {
 	{"new_session", CONFIG_BOOL, OFF(new_session), NULL, NULL, 0},
 	{"unshare_net", CONFIG_BOOL, OFF(unshare_net), NULL, NULL, 0},
 	{"unshare_ipc", CONFIG_BOOL, OFF(unshare_ipc), NULL, NULL, 0},
+	{"box", CONFIG_PATH, OFF(box), "DIR", NULL, 0},
+	{"tmp_size", CONFIG_SIZE, OFF(tmp_size), "SIZE", "size of the box's /tmp tmpfs", 0},
+	{"ro_bind", CONFIG_BINDS, OFF(ro_bind), "SRC[:DST]", NULL, 0},
+	{"bind", CONFIG_BINDS, OFF(bind), "SRC[:DST]", NULL, 0},
+	{"share_net", CONFIG_BOOL, OFF(share_net), NULL, NULL, 0},
 	{"seccomp", CONFIG_BOOL, OFF(seccomp), NULL, NULL, 0},
 	{"seccomp_errno", CONFIG_BOOL, OFF(seccomp_errno), NULL, NULL, 0},
 	{"report", CONFIG_PATH, OFF(report), "FILE", NULL, 0},
@@ -91,6 +96,14 @@ void config_init(struct config *c)
 	memset(c, 0, sizeof *c);
 	limits_init(&c->limits);
 	c->dir_mode = 0700;
+	c->tmp_size = (uint64_t)64 << 20;
+}
+
+static void config_list_free(struct config_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
 }
 
 void config_free(struct config *c)
@@ -106,6 +119,9 @@ void config_free(struct config *c)
 	for (size_t i = 0; i < c->n_env; i++)
 		free(c->env[i]);
 	free(c->env);
+	free(c->box);
+	config_list_free(&c->ro_bind);
+	config_list_free(&c->bind);
 	memset(c, 0, sizeof *c);
 }
 
@@ -142,6 +158,16 @@ static const uint64_t *config_cu64(const struct config *c, const struct config_k
 static char **config_str(struct config *c, const struct config_key *k)
 {
 	return (char **)(void *)((char *)c + k->offset);
+}
+
+static struct config_list *config_lst(struct config *c, const struct config_key *k)
+{
+	return (struct config_list *)(void *)((char *)c + k->offset);
+}
+
+static const struct config_list *config_clst(const struct config *c, const struct config_key *k)
+{
+	return (const struct config_list *)(const void *)((const char *)c + k->offset);
 }
 
 static int *config_int(struct config *c, const struct config_key *k)
@@ -189,7 +215,7 @@ static const char *config_check_id(enum config_type type, const char *v)
  * output allowed), nofile (no descriptor beyond those inherited). */
 static const char *const config_nonzero[] = {
 	"cpu_time", "wall_time", "memory_max", "memory_high", "address_space", "stack", "pids",
-	NULL,
+	"tmp_size", NULL,
 };
 
 /* Sizes that isolate counts in KiB: a bare number copied from an isolate
@@ -268,6 +294,15 @@ const char *config_set(struct config *c, const struct config_key *k, const char 
 		c->env = xreallocarray(c->env, c->n_env + 1, sizeof *c->env);
 		c->env[c->n_env++] = xstrdup(value);
 		break;
+	case CONFIG_BINDS: {
+		struct config_list *l = config_lst(c, k);
+
+		if (value[0] != '/')
+			return "expected an absolute path SRC, or SRC:DST with DST absolute too";
+		l->v = xreallocarray(l->v, l->n + 1, sizeof *l->v);
+		l->v[l->n++] = xstrdup(value);
+		break;
+	}
 	}
 	if (err)
 		return err;
@@ -293,6 +328,8 @@ int config_is_set(const struct config *c, const struct config_key *k)
 		return *(char *const *)(const void *)((const char *)c + k->offset) != NULL;
 	case CONFIG_ENV:
 		return c->n_env > 0;
+	case CONFIG_BINDS:
+		return config_clst(c, k)->n > 0;
 	case CONFIG_BOOL:
 	case CONFIG_CGROUP:
 		return *(const int *)(const void *)((const char *)c + k->offset) != 0;
@@ -302,6 +339,18 @@ int config_is_set(const struct config *c, const struct config_key *k)
 		config_init(&d);
 		return *config_cu64(c, k) != *config_cu64(&d, k);
 	}
+}
+
+/* The values of a repeatable key, separated by spaces, or "unset". */
+static void config_format_list(char *const *v, size_t n, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && used + 1 < len; i++)
+		used = config_append(buf, len, used, "%s%s", i ? " " : "", v[i]);
+	if (n == 0)
+		snprintf(buf, len, "unset");
 }
 
 void config_format(const struct config *c, const struct config_key *k, char *buf, size_t len)
@@ -341,16 +390,12 @@ void config_format(const struct config *c, const struct config_key *k, char *buf
 		snprintf(buf, len, "%s",
 			 cgroup_mode_name(*(const int *)(const void *)((const char *)c + k->offset)));
 		break;
-	case CONFIG_ENV: {
-		size_t used = 0;
-
-		buf[0] = '\0';
-		for (size_t i = 0; i < c->n_env && used + 1 < len; i++)
-			used = config_append(buf, len, used, "%s%s", i ? " " : "", c->env[i]);
-		if (c->n_env == 0)
-			snprintf(buf, len, "unset");
+	case CONFIG_ENV:
+		config_format_list(c->env, c->n_env, buf, len);
 		break;
-	}
+	case CONFIG_BINDS:
+		config_format_list(config_clst(c, k)->v, config_clst(c, k)->n, buf, len);
+		break;
 	}
 }
 

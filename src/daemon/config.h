@@ -4,6 +4,7 @@
 #define PROCTOR_CONFIG_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -21,6 +22,7 @@ enum config_type {
 	CONFIG_CGROUP, /* enum cg_mode */
 	CONFIG_USER,  /* a user name or uid, checked against the user database */
 	CONFIG_GROUP, /* a group name or gid */
+	CONFIG_BINDS, /* SRC[:DST], repeatable (struct config_list) */
 };
 
 enum config_origin {
@@ -49,6 +51,12 @@ struct config_key {
 extern const struct config_key config_keys[];
 #define CONFIG_MAX_KEYS 48
 
+/* A repeatable key's values, in order. */
+struct config_list {
+	char **v;
+	size_t n;
+};
+
 struct config {
 	struct limits limits;
 	char *dir;
@@ -67,6 +75,11 @@ struct config {
 	int seccomp, seccomp_errno;
 	char **env; /* --env / env = arguments in order */
 	size_t n_env;
+	/* The box (box.c): its directory, its /tmp, more of the host in it. */
+	char *box;
+	uint64_t tmp_size;
+	struct config_list ro_bind, bind;
+	int share_net;
 	struct config_source source[CONFIG_MAX_KEYS];
 };
 

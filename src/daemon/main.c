@@ -20,6 +20,7 @@
 #include "cgroup.h"
 #include "config.h"
 #include "fifo.h"
+#include "box.h"
 #include "isolate.h"
 #include "output.h"
 #include "prio.h"
@@ -166,6 +167,18 @@ static void usage(FILE *out)
 		"                       NAME)\n"
 		"  --seccomp-errno      the same list, but a denied call fails with EPERM\n"
 		"                       and the program goes on (implies --seccomp)\n"
+		"\n"
+		"Box (containment; as root, or rootless through a user namespace):\n"
+		"  --box DIR            run the program in its own root and mount, PID, IPC,\n"
+		"                       UTS and network namespaces: read-only /usr (and\n"
+		"                       /bin, /lib...), the loader's and the JVM's files of\n"
+		"                       /etc, a minimal /dev, its own /proc, a private /tmp,\n"
+		"                       and DIR read-write at /box, its working directory;\n"
+		"                       no capability there, even as root\n"
+		"  --tmp-size SIZE      size of the box's /tmp and /dev/shm (64MiB)\n"
+		"  --ro-bind SRC[:DST]  more of the host in the box, read-only (repeatable)\n"
+		"  --bind SRC[:DST]     ... read-write (repeatable)\n"
+		"  --share-net          keep the host's network in the box\n"
 		"\n"
 		"  -h, --help           this text\n"
 		"  -V, --version        the version\n"
@@ -801,6 +814,7 @@ int main(int argc, char **argv)
 	int join_fds[CG_MAX_HIER];
 	const char *join_paths[CG_MAX_HIER];
 	struct isolate iso;
+	struct box box;
 	struct prio prio;
 	struct sysfilter filter;
 	struct output output, *out = NULL;
@@ -832,6 +846,11 @@ int main(int argc, char **argv)
 		 * cgroup is touched. */
 		if (isolate_prepare(&iso, &o.cfg, err, sizeof err) < 0)
 			log_fatalx(EXIT_SETUP, "%s", err);
+		if (box_prepare(&box, &o.cfg, iso.set_uid ? iso.uid : geteuid(),
+				iso.set_gid ? iso.gid : getegid(), err, sizeof err) < 0)
+			log_fatalx(EXIT_USAGE, "%s", err);
+		iso.unshare_net |= box.active && !box.share_net;
+		iso.unshare_ipc |= box.active;
 		if (o.cfg.seccomp &&
 		    sysfilter_build(&filter, o.cfg.seccomp_errno, err, sizeof err) < 0)
 			log_fatalx(EXIT_SETUP, "%s", err);
@@ -882,6 +901,7 @@ int main(int argc, char **argv)
 			cgroup_unhonoured(&cg, &o.cfg.limits, stdout, "");
 		}
 		n += check_isolation(&o.cfg, stdout, "\ncannot be honoured: ");
+		n += box_check(&o.cfg, stdout, "\ncannot be honoured: ");
 		cgroup_destroy(&cg);
 		config_free(&o.cfg);
 		return n ? EXIT_SETUP : 0;
@@ -954,7 +974,7 @@ int main(int argc, char **argv)
 	sc.stdout_fd = out_fd;
 	sc.stderr_fd = err_fd;
 	sc.null_stdio = o.daemonize;
-	sc.chdir = o.cfg.chdir;
+	sc.chdir = o.cfg.chdir ? o.cfg.chdir : box.active ? "/box" : NULL;
 	sc.limits = &o.cfg.limits;
 	sc.nice = nice_value;
 	sc.cgroup_fd = cgroup_clone_fd(&cg);
@@ -1002,7 +1022,8 @@ int main(int argc, char **argv)
 		sc.filter_sock = filter_sv[1];
 	}
 	sc.pidns = spawn_pidns_wanted();
-	sc.pidns_required = o.cfg.strict;
+	sc.pidns_required = o.cfg.strict || box.active;
+	sc.box = &box;
 	sc.pidns_fallback = pids_without_init;
 	start_us = now_us();
 	if (spawn_start(&sc, &child) < 0) {
@@ -1018,6 +1039,7 @@ int main(int argc, char **argv)
 				   strerror(child.pidns_err));
 		log_fatal(EXIT_SETUP, "cannot start %s", o.argv[0]);
 	}
+	box_free(&box); /* the init has its copy */
 	if (child.pidns_err)
 		log_warnx("warning: cannot make a PID namespace for the program (%s): it may "
 			  "outlive proctord if it clears its parent-death signal",

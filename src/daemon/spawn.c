@@ -222,6 +222,53 @@ static void spawn_child_prepare(const struct spawn_config *c, int errfd, int joi
 		spawn_report(errfd, STAGE_SETUP, errno, "sigprocmask");
 }
 
+static void spawn_child_drop_bounding(int errfd)
+{
+	/* Up to the first capability this kernel does not know. */
+	for (int cap = 0; cap < 64; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0) {
+			if (errno == EINVAL)
+				break;
+			spawn_report(errfd, STAGE_SETUP, errno, "PR_CAPBSET_DROP");
+		}
+}
+
+/* No capability left, none to inherit, none ambient: uid 0 gets none back
+ * at execve with an empty bounding set. */
+static void spawn_child_drop_caps(int errfd)
+{
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[2];
+
+	memset(data, 0, sizeof data);
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+		spawn_report(errfd, STAGE_SETUP, errno, "PR_CAP_AMBIENT");
+	if (syscall(SYS_capset, &hdr, data) < 0)
+		spawn_report(errfd, STAGE_SETUP, errno, "capset");
+}
+
+/* Standard input, output and error: the caller's paths and descriptors. */
+static void spawn_child_open_stdio(const struct spawn_config *c, int errfd)
+{
+	if (c->null_stdio) {
+		/* Let go of the caller's descriptors before opening anything that
+		 * may block (a FIFO with no peer): $(proctord --daemonize ...)
+		 * must not wait for the program's set-up. */
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
+			spawn_report(errfd, STAGE_SETUP, errno, "/dev/null");
+		if (null > 2)
+			close(null);
+	}
+	/* As root, before the identity changes: the files are the caller's. */
+	spawn_child_stdio(errfd, 0, c->stdin_path, c->stdin_fd, 0, c->null_stdio, STAGE_STDIN);
+	spawn_child_stdio(errfd, 1, c->stdout_path, c->stdout_fd, c->stdout_err, c->null_stdio,
+			  STAGE_STDOUT);
+	spawn_child_stdio(errfd, 2, c->stderr_path, c->stderr_fd, c->stderr_err, c->null_stdio,
+			  STAGE_STDERR);
+}
+
 /* parent: proctord's pid, or 1 (the init) in a PID namespace; joined: the
  * init has joined the cgroups already. */
 static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent, int joined)
@@ -231,6 +278,7 @@ static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent, i
 	int keep[] = {errfd, c->stdin_fd, c->stdout_fd, c->stderr_fd,
 		      c->filter ? c->filter_sock : -1};
 	const char *what = NULL;
+	int in_box = joined && c->box && c->box->active;
 
 	/* In a user namespace the init's capabilities there came along with
 	 * the fork: the program gets none, as without a namespace (execve
@@ -271,26 +319,13 @@ static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent, i
 	    !(c->nice < 0 && (errno == EACCES || errno == EPERM)))
 		spawn_report(errfd, STAGE_SETUP, errno, "setpriority");
 
-	if (c->null_stdio) {
-		/* Let go of the caller's descriptors before opening anything that
-		 * may block (a FIFO with no peer): $(proctord --daemonize ...)
-		 * must not wait for the program's set-up. */
-		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	/* In a box the init opened them, on the host's paths. */
+	if (!in_box)
+		spawn_child_open_stdio(c, errfd);
 
-		if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
-			spawn_report(errfd, STAGE_SETUP, errno, "/dev/null");
-		if (null > 2)
-			close(null);
-	}
-	/* As root, before the identity changes: the files are the caller's. */
-	spawn_child_stdio(errfd, 0, c->stdin_path, c->stdin_fd, 0, c->null_stdio, STAGE_STDIN);
-	spawn_child_stdio(errfd, 1, c->stdout_path, c->stdout_fd, c->stdout_err, c->null_stdio,
-			  STAGE_STDOUT);
-	spawn_child_stdio(errfd, 2, c->stderr_path, c->stderr_fd, c->stderr_err, c->null_stdio,
-			  STAGE_STDERR);
-
-	/* Namespaces need CAP_SYS_ADMIN: before the identity changes. */
-	if (isolate_child_namespaces(iso, &what) < 0)
+	/* Namespaces need CAP_SYS_ADMIN: before the identity changes. A box
+	 * has its own already. */
+	if (!in_box && isolate_child_namespaces(iso, &what) < 0)
 		spawn_report(errfd, STAGE_SETUP, errno, what);
 	/* The filter goes in before the limits: with a user notification it
 	 * makes a descriptor (its listener), which a low RLIMIT_NOFILE would
@@ -302,8 +337,15 @@ static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent, i
 	/* Limits after the opens (a low RLIMIT_NOFILE must not stop them) and
 	 * before the identity changes (raising one needs root). */
 	spawn_child_limits(errfd, c->limits);
+	/* A box does not hold a program with root's capabilities (it could
+	 * remount, or open the host's files by handle): the bounding set is
+	 * emptied while that is still allowed, the rest after the ids. */
+	if (in_box && !spawn_uid_map[0])
+		spawn_child_drop_bounding(errfd);
 	if (isolate_child_ids(iso, &what) < 0)
 		spawn_report(errfd, STAGE_SETUP, errno, what);
+	if (in_box && !spawn_uid_map[0])
+		spawn_child_drop_caps(errfd);
 	/* A change of identity clears the parent-death signal: set it again,
 	 * and check again that proctord is still there. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
@@ -338,8 +380,10 @@ static void spawn_init(const struct spawn_config *c, int errfd, int statusfd, in
 {
 	const struct isolate none_isolate = {0};
 	const struct isolate *iso = c->isolate ? c->isolate : &none_isolate;
-	int keep[] = {errfd, statusfd, c->stdin_fd, c->stdout_fd, c->stderr_fd,
-		      c->filter ? c->filter_sock : -1};
+	int keep[6 + BOX_MAX_FDS] = {errfd, statusfd, c->stdin_fd, c->stdout_fd, c->stderr_fd,
+				     c->filter ? c->filter_sock : -1};
+	size_t n_keep = 6;
+	int in_box = c->box && c->box->active;
 	struct spawn_status st;
 	const char *what = NULL;
 	pid_t prog;
@@ -365,13 +409,22 @@ static void spawn_init(const struct spawn_config *c, int errfd, int statusfd, in
 		spawn_init_write(errfd, "/proc/self/gid_map", spawn_gid_map);
 	}
 	/* The init is in the sandbox's cgroups too; the program is born there. */
-	spawn_child_prepare(c, errfd, 1, keep, sizeof keep / sizeof keep[0]);
+	if (in_box)
+		n_keep += box_fds(c->box, keep + n_keep, BOX_MAX_FDS);
+	spawn_child_prepare(c, errfd, 1, keep, n_keep);
 	/* The program's process group (and session) is the init's: its pgid
 	 * is the pid proctord has. A signal the terminal sends to the group
 	 * does not reach the init, which has no handler (a namespace's init
 	 * takes only SIGKILL and SIGSTOP from outside it). */
 	if (isolate_child_session(iso, &what) < 0)
 		spawn_report(errfd, STAGE_SETUP, errno, what);
+	/* The program's stdio is on the host's paths: opened before the box
+	 * hides them, and inherited. */
+	if (in_box) {
+		spawn_child_open_stdio(c, errfd);
+		if (box_child_enter(c->box, &what) < 0)
+			spawn_report(errfd, STAGE_SETUP, errno, what);
+	}
 
 	prog = fork();
 	if (prog < 0)

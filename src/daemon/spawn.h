@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "box.h"
 #include "isolate.h"
 #include "sblimits.h"
 #include "report.h"
@@ -54,6 +55,10 @@ struct spawn_config {
 	 * terminal on descriptor 0 (proctord checked that it is one, and that
 	 * proctord's group holds it now). */
 	int tty_foreground;
+	/* The box (box.c), or NULL: its init builds the root before it starts
+	 * the program, after opening the program's stdio on the host's paths.
+	 * A box needs the PID namespace (pidns_required). */
+	const struct box *box;
 	enum spawn_pidns pidns; /* asked for (spawn_pidns_wanted) */
 	int pidns_required;     /* no namespace is an error, not a fall back to none */
 	/* Called before the program is started without the namespace asked

@@ -1,0 +1,797 @@
+// SPDX-License-Identifier: ISC
+// The box: the program's own root, mount, PID, IPC, UTS and network namespaces.
+//
+// proctord resolves everything beforehand (box_prepare): each source is
+// opened O_PATH, so what is bound is what was checked, whatever happens to
+// the path afterwards, and the steps carry every string the init needs. The
+// init (PID 1 of the program's PID namespace, proctord's code) then only
+// makes system calls (box_child_enter): it unshares the other namespaces,
+// makes every mount private so nothing reaches the host, mounts a tmpfs on a
+// staging directory, builds the root there, remounts the read-only binds
+// read-only (keeping the flags a user namespace locks), pivots into it and
+// detaches the host's root. The mount namespace dies with its last process:
+// nothing stays mounted anywhere.
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "box.h"
+#include "config.h"
+#include "isolate.h"
+#include "sbdir.h"
+#include "spawn.h"
+#include "units.h"
+#include "util.h"
+
+/* Where the root is built: any directory of the host does, the mount is
+ * private and gone after the pivot. Sources are bound through their
+ * descriptors, so what this hides (DIR under /tmp) does not matter. */
+#define BOX_STAGE "/tmp"
+
+/* What runs programs as Debian installs them. */
+static const char *const box_system_dirs[] = {"/bin",	"/sbin",   "/lib", "/lib64",
+					      "/lib32", "/libx32", NULL};
+/* From the host's /etc, what the dynamic loader and the JVM read (the
+ * /etc/java-* directories are added by name). */
+static const char *const box_etc[] = {"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
+				      "/etc/alternatives", NULL};
+static const char *const box_proc_ro[] = {"sys", "sysrq-trigger", "irq", "bus", NULL};
+static const char *const box_dev_nodes[] = {"null", "zero", "full", "random", "urandom", NULL};
+
+static struct box_step *box_add(struct box *b, enum box_step_kind kind, const char *path)
+{
+	struct box_step *s;
+
+	b->steps = xreallocarray(b->steps, b->n_steps + 1, sizeof *b->steps);
+	s = &b->steps[b->n_steps++];
+	memset(s, 0, sizeof *s);
+	s->kind = kind;
+	s->src_fd = -1;
+	s->path = xstrdup(path);
+	xasprintf(&s->staged, "%s%s", BOX_STAGE, path);
+	return s;
+}
+
+static void box_add_data(struct box *b, enum box_step_kind kind, const char *path, const char *data)
+{
+	box_add(b, kind, path)->data = xstrdup(data);
+}
+
+static size_t box_n_fds(const struct box *b)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < b->n_steps; i++)
+		n += b->steps[i].src_fd >= 0;
+	return n;
+}
+
+/* Bind fd (opened by the caller) at path. */
+static int box_add_bind(struct box *b, int fd, const char *src, const char *path, int ro, char *err,
+			size_t errlen)
+{
+	struct box_step *s;
+	struct stat st;
+	ssize_t n;
+
+	if (fstat(fd, &st) < 0) {
+		snprintf(err, errlen, "%s: %s", src, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (box_n_fds(b) >= BOX_MAX_FDS) {
+		snprintf(err, errlen, "%s: more than %d binds in one box", src, BOX_MAX_FDS);
+		close(fd);
+		return -1;
+	}
+	s = box_add(b, BOX_BIND, path);
+	s->src = xstrdup(src);
+	s->src_fd = fd;
+	s->is_dir = S_ISDIR(st.st_mode);
+	s->ro = ro;
+	s->nosuid_nodev = 1;
+	s->dev = st.st_dev;
+	s->ino = st.st_ino;
+	xasprintf(&s->data, "/proc/self/fd/%d", fd);
+	/* Where it is, every link resolved: the init opens it again there. */
+	s->real = xmalloc(PATH_MAX);
+	n = readlink(s->data, s->real, PATH_MAX - 1);
+	if (n < 0 || s->real[0] != '/') {
+		snprintf(err, errlen, "%s: cannot tell where it is (%s)", src,
+			 n < 0 ? strerror(errno) : "not reachable from /");
+		return -1;
+	}
+	s->real[n] = '\0';
+	return 0;
+}
+
+/* A path of the host that root owns: bound if a directory or a file, made
+ * again if a symbolic link, skipped if missing. */
+static int box_add_system(struct box *b, const char *path, char *err, size_t errlen)
+{
+	char target[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT
+			   ? 0
+			   : (snprintf(err, errlen, "%s: %s", path, strerror(errno)), -1);
+	if (S_ISLNK(st.st_mode)) {
+		n = readlink(path, target, sizeof target - 1);
+		if (n < 0) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			return -1;
+		}
+		target[n] = '\0';
+		box_add_data(b, BOX_LINK, path, target);
+		return 0;
+	}
+	fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	return box_add_bind(b, fd, path, path, 1, err, errlen);
+}
+
+/* A source the caller named: its directories walked as sbdir does (a
+ * symbolic link of another user on the way is refused), its last component
+ * never a symbolic link. */
+static int box_open_source(const char *src, const char *what, char *err, size_t errlen)
+{
+	char *copy = xstrdup(src), *slash, *base;
+	int dir, fd;
+
+	slash = strrchr(copy, '/');
+	base = slash + 1;
+	if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
+		/* "/", "/x/", "/x/..": the directory as a whole. */
+		fd = sbdir_open_links(src, what, err, errlen);
+		free(copy);
+		return fd;
+	}
+	if (slash == copy)
+		dir = sbdir_open_links("/", what, err, errlen);
+	else {
+		*slash = '\0';
+		dir = sbdir_open_links(copy, what, err, errlen);
+	}
+	if (dir < 0) {
+		free(copy);
+		return -1;
+	}
+	fd = openat(dir, base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		snprintf(err, errlen, "%s: %s: %s", what, src, strerror(errno));
+	else {
+		struct stat st;
+
+		if (fstat(fd, &st) == 0 && S_ISLNK(st.st_mode)) {
+			snprintf(err, errlen,
+				 "%s: %s is a symbolic link: give the path it points to", what,
+				 src);
+			close(fd);
+			fd = -1;
+		}
+	}
+	close(dir);
+	free(copy);
+	return fd;
+}
+
+/* "/a/./b//c": absolute, no "..", no empty tail. Returns 0 or -1. */
+static int box_path_ok(const char *p)
+{
+	if (p[0] != '/' || strstr(p, "/../") || strcmp(p, "/") == 0)
+		return -1;
+	size_t n = strlen(p);
+
+	if (n >= 3 && strcmp(p + n - 3, "/..") == 0)
+		return -1;
+	return 0;
+}
+
+static size_t box_depth(const char *p)
+{
+	size_t d = 0;
+
+	for (; *p; p++)
+		d += *p == '/';
+	return d;
+}
+
+/* The caller's binds, parents before what they hold: "SRC" or "SRC:DST". */
+static int box_add_user_binds(struct box *b, const struct config *c, char *err, size_t errlen)
+{
+	struct {
+		const char *spec;
+		int ro;
+	} all[2 * BOX_MAX_FDS];
+	size_t n = 0;
+
+	for (int ro = 0; ro < 2; ro++) {
+		const struct config_list *l = ro ? &c->ro_bind : &c->bind;
+
+		for (size_t i = 0; i < l->n; i++) {
+			if (n >= sizeof all / sizeof all[0]) {
+				snprintf(err, errlen, "more than %d binds in one box", BOX_MAX_FDS);
+				return -1;
+			}
+			all[n].spec = l->v[i];
+			all[n++].ro = ro;
+		}
+	}
+	for (size_t round = 1; round <= PATH_MAX; round++) {
+		int more = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			const char *colon = strchr(all[i].spec, ':');
+			const char *dst = colon ? colon + 1 : all[i].spec;
+			const char *opt = all[i].ro ? "--ro-bind" : "--bind";
+			char *src = colon ? strndup(all[i].spec, (size_t)(colon - all[i].spec))
+					  : xstrdup(all[i].spec);
+			size_t d = box_depth(dst);
+			int fd;
+
+			if (!src)
+				abort();
+			more |= d > round;
+			if (d != round) {
+				free(src);
+				continue;
+			}
+			if (src[0] != '/' || box_path_ok(dst) < 0) {
+				snprintf(err, errlen,
+					 "%s %s: SRC and DST must be absolute paths, DST not / and "
+					 "without ..",
+					 opt, all[i].spec);
+				free(src);
+				return -1;
+			}
+			fd = box_open_source(src, opt, err, errlen);
+			if (fd < 0 || box_add_bind(b, fd, src, dst, all[i].ro, err, errlen) < 0) {
+				free(src);
+				return -1;
+			}
+			free(src);
+		}
+		if (!more)
+			break;
+	}
+	return 0;
+}
+
+static int box_add_etc(struct box *b, char *err, size_t errlen)
+{
+	DIR *d;
+	struct dirent *e;
+
+	for (size_t i = 0; box_etc[i]; i++)
+		if (box_add_system(b, box_etc[i], err, errlen) < 0)
+			return -1;
+	/* The JVM's configuration: /usr/lib/jvm/.../conf links into it. */
+	d = opendir("/etc");
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		char *p;
+		int r;
+
+		if (strncmp(e->d_name, "java-", 5) != 0)
+			continue;
+		xasprintf(&p, "/etc/%s", e->d_name);
+		r = box_add_system(b, p, err, errlen);
+		free(p);
+		if (r < 0) {
+			closedir(d);
+			return -1;
+		}
+	}
+	closedir(d);
+	return 0;
+}
+
+/* /etc/passwd and /etc/group of the box: root, nobody and the program's
+ * user, nothing of the host's other accounts. */
+static void box_add_accounts(struct box *b, uid_t uid, gid_t gid)
+{
+	struct passwd *pw = getpwuid(uid);
+	struct group *gr = getgrgid(gid);
+	char *passwd, *group;
+
+	if (uid == 0 || uid == 65534)
+		passwd = xstrdup("");
+	else
+		xasprintf(&passwd, "%s:x:%u:%u::/box:/bin/sh\n", pw ? pw->pw_name : "box",
+			  (unsigned)uid, (unsigned)gid);
+	if (gid == 0 || gid == 65534)
+		group = xstrdup("");
+	else
+		xasprintf(&group, "%s:x:%u:\n", gr ? gr->gr_name : "box", (unsigned)gid);
+	xasprintf(&box_add(b, BOX_FILE, "/etc/passwd")->data,
+		  "root:x:0:0:root:/root:/bin/sh\n"
+		  "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n%s",
+		  passwd);
+	xasprintf(&box_add(b, BOX_FILE, "/etc/group")->data, "root:x:0:\nnogroup:x:65534:\n%s",
+		  group);
+	box_add_data(b, BOX_FILE, "/etc/nsswitch.conf",
+		     "passwd: files\ngroup: files\nshadow: files\nhosts: files\n");
+	box_add_data(b, BOX_FILE, "/etc/hosts", "127.0.0.1 localhost\n::1 localhost\n");
+	free(passwd);
+	free(group);
+}
+
+static void box_add_dev(struct box *b, const char *tmp_opts, char *err, size_t errlen, int *failed)
+{
+	static const char *const links[][2] = {
+	    {"/dev/fd", "/proc/self/fd"},
+	    {"/dev/stdin", "/proc/self/fd/0"},
+	    {"/dev/stdout", "/proc/self/fd/1"},
+	    {"/dev/stderr", "/proc/self/fd/2"},
+	};
+
+	for (size_t i = 0; box_dev_nodes[i] && !*failed; i++) {
+		char *p;
+		int fd;
+
+		xasprintf(&p, "/dev/%s", box_dev_nodes[i]);
+		fd = open(p, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			snprintf(err, errlen, "--box: %s: %s", p, strerror(errno));
+			*failed = 1;
+		} else if (box_add_bind(b, fd, p, p, 0, err, errlen) < 0) {
+			*failed = 1;
+		} else {
+			/* Device nodes: the host's /dev flags, not nodev. */
+			b->steps[b->n_steps - 1].nosuid_nodev = 0;
+		}
+		free(p);
+	}
+	for (size_t i = 0; i < sizeof links / sizeof links[0]; i++)
+		box_add_data(b, BOX_LINK, links[i][0], links[i][1]);
+	box_add_data(b, BOX_TMPFS, "/dev/shm", tmp_opts);
+}
+
+int box_prepare(struct box *b, const struct config *c, uid_t uid, gid_t gid, char *err,
+		size_t errlen)
+{
+	char tmp_opts[64];
+	int fd, failed = 0;
+
+	memset(b, 0, sizeof *b);
+	if (!c->box) {
+		if (c->ro_bind.n || c->bind.n || c->share_net) {
+			snprintf(err, errlen, "--%s: only in a box (give --box DIR)",
+				 c->ro_bind.n ? "ro-bind"
+				 : c->bind.n  ? "bind"
+					      : "share-net");
+			return -1;
+		}
+		return 0;
+	}
+	b->active = 1;
+	/* --unshare-net says otherwise: it wins. */
+	b->share_net = c->share_net && !c->unshare_net;
+	if (c->tmp_size == UNITS_UNLIMITED)
+		snprintf(tmp_opts, sizeof tmp_opts, "mode=1777");
+	else
+		snprintf(tmp_opts, sizeof tmp_opts, "mode=1777,size=%llu",
+			 (unsigned long long)c->tmp_size);
+	fd = open("/usr", O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "--box: /usr: %s", strerror(errno));
+		goto fail;
+	}
+	if (box_add_bind(b, fd, "/usr", "/usr", 1, err, errlen) < 0)
+		goto fail;
+	for (size_t i = 0; box_system_dirs[i]; i++)
+		if (box_add_system(b, box_system_dirs[i], err, errlen) < 0)
+			goto fail;
+	if (box_add_etc(b, err, errlen) < 0)
+		goto fail;
+	box_add_accounts(b, uid, gid);
+	box_add_dev(b, tmp_opts, err, errlen, &failed);
+	if (failed)
+		goto fail;
+	{
+		struct box_step *p = box_add(b, BOX_PROC, "/proc");
+
+		for (size_t i = 0; box_proc_ro[i]; i++)
+			xasprintf(&p->staged_ro[i], "%s/%s", p->staged, box_proc_ro[i]);
+	}
+	box_add_data(b, BOX_TMPFS, "/tmp", tmp_opts);
+	fd = sbdir_open_links(c->box, "--box", err, errlen);
+	if (fd < 0 || box_add_bind(b, fd, c->box, "/box", 0, err, errlen) < 0)
+		goto fail;
+	if (box_add_user_binds(b, c, err, errlen) < 0)
+		goto fail;
+	return 0;
+fail:
+	box_free(b);
+	return -1;
+}
+
+void box_free(struct box *b)
+{
+	for (size_t i = 0; i < b->n_steps; i++) {
+		struct box_step *s = &b->steps[i];
+
+		if (s->src_fd >= 0)
+			close(s->src_fd);
+		free(s->path);
+		free(s->staged);
+		free(s->src);
+		free(s->real);
+		free(s->data);
+		for (size_t j = 0; j < sizeof s->staged_ro / sizeof s->staged_ro[0]; j++)
+			free(s->staged_ro[j]);
+	}
+	free(b->steps);
+	memset(b, 0, sizeof *b);
+}
+
+size_t box_fds(const struct box *b, int *out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < b->n_steps && n < max; i++)
+		if (b->steps[i].src_fd >= 0)
+			out[n++] = b->steps[i].src_fd;
+	return n;
+}
+
+int box_unshare_flags(const struct box *b)
+{
+	return CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | (b->share_net ? 0 : CLONE_NEWNET);
+}
+
+/* --- the init's side: system calls only --- */
+
+/* "/proc/self/fd/N" in buf, without stdio. */
+static const char *box_fd_path(char buf[32], int fd)
+{
+	char digits[12];
+	size_t n = 0, len = sizeof "/proc/self/fd/" - 1;
+
+	memcpy(buf, "/proc/self/fd/", len);
+	do
+		digits[n++] = (char)('0' + fd % 10);
+	while ((fd /= 10) > 0 && n < sizeof digits);
+	while (n > 0)
+		buf[len++] = digits[--n];
+	buf[len] = '\0';
+	return buf;
+}
+
+/* The directory that holds staged (the staging directory, or one made
+ * under it), its directories made on the way; no symbolic link is followed,
+ * since some (those in DIR) are the program's. Returns an O_PATH descriptor
+ * and the last component in name (within buf), or -1. */
+static int box_child_parent(const char *staged, char buf[PATH_MAX], const char **name)
+{
+	size_t len = strlen(staged);
+	char *p;
+	int fd;
+
+	if (len >= PATH_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(buf, staged, len + 1);
+	fd = open(BOX_STAGE, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	p = buf + sizeof BOX_STAGE;
+	while (fd >= 0) {
+		char *slash = strchr(p, '/');
+		int next, saved;
+
+		if (!slash) {
+			*name = p;
+			return fd;
+		}
+		*slash = '\0';
+		if (!*p) {
+			p = slash + 1;
+			continue;
+		}
+		next = -1;
+		if (mkdirat(fd, p, 0755) == 0 || errno == EEXIST)
+			next = openat(fd, p, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		saved = errno;
+		*slash = '/';
+		close(fd);
+		errno = saved;
+		fd = next;
+		p = slash + 1;
+	}
+	return -1;
+}
+
+/* The mount at staged (its root, not what it covers), O_PATH. */
+static int box_child_open(const char *staged, int flags)
+{
+	char buf[PATH_MAX];
+	const char *name;
+	int dir = box_child_parent(staged, buf, &name), fd, saved;
+
+	if (dir < 0)
+		return -1;
+	fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC | flags);
+	saved = errno;
+	close(dir);
+	errno = saved;
+	return fd;
+}
+
+/* A read-only or nosuid,nodev bind: a bind remount, with the flags the
+ * mount has already (a user namespace locks them: dropping one is EPERM). */
+static int box_child_remount(const struct box_step *s)
+{
+	unsigned long flags = MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV;
+	int fd = box_child_open(s->staged, 0), r = -1, saved;
+	struct statfs sf;
+	char path[32];
+
+	if (fd < 0)
+		return -1;
+	if (fstatfs(fd, &sf) == 0) {
+		if (sf.f_flags & ST_RDONLY)
+			flags |= MS_RDONLY;
+		if (sf.f_flags & ST_NOEXEC)
+			flags |= MS_NOEXEC;
+		if (sf.f_flags & ST_NOATIME)
+			flags |= MS_NOATIME;
+		if (sf.f_flags & ST_NODIRATIME)
+			flags |= MS_NODIRATIME;
+		if (sf.f_flags & ST_RELATIME)
+			flags |= MS_RELATIME;
+		if (s->ro)
+			flags |= MS_RDONLY;
+		r = mount("none", box_fd_path(path, fd), "none", flags, NULL);
+	}
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return r;
+}
+
+/* What in /proc writes to the kernel as a whole: a file of root's there
+ * takes a write from uid 0 without any capability (core_pattern). Each is
+ * bound onto itself read-only. */
+static int box_child_proc_ro(const struct box_step *proc)
+{
+	for (size_t i = 0; box_proc_ro[i]; i++) {
+		struct box_step s = {.staged = proc->staged_ro[i], .ro = 1};
+
+		if (mount(s.staged, s.staged, "none", MS_BIND | MS_REC, NULL) < 0) {
+			if (errno == ENOENT)
+				continue;
+			return -1;
+		}
+		if (box_child_remount(&s) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The mount point for s, made by what (a directory or an empty file) in
+ * dir, opened O_PATH. */
+static int box_child_mount_point(int dir, const char *name, int is_dir)
+{
+	int fd;
+
+	if (is_dir) {
+		if (mkdirat(dir, name, 0755) < 0 && errno != EEXIST)
+			return -1;
+		return openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	fd = openat(dir, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+}
+
+static int box_child_make(const struct box_step *s, int dir, const char *name)
+{
+	char path[32];
+	size_t len;
+	int fd, r;
+
+	switch (s->kind) {
+	case BOX_LINK:
+		return symlinkat(s->data, dir, name);
+	case BOX_FILE:
+		len = strlen(s->data);
+		fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return -1;
+		r = write(fd, s->data, len) == (ssize_t)len ? 0 : -1;
+		if (r < 0 && !errno)
+			errno = EIO;
+		close(fd);
+		return r;
+	default:
+		break;
+	}
+	fd = box_child_mount_point(dir, name, s->kind != BOX_BIND || s->is_dir);
+	if (fd < 0)
+		return -1;
+	box_fd_path(path, fd);
+	if (s->kind == BOX_BIND)
+		r = mount(s->data, path, "none", MS_BIND, NULL);
+	else if (s->kind == BOX_TMPFS)
+		r = mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, s->data);
+	else
+		r = mount("proc", path, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+	close(fd);
+	if (r == 0 && s->kind == BOX_PROC)
+		r = box_child_proc_ro(s);
+	return r;
+}
+
+static int box_child_step(const struct box_step *s, const char **what)
+{
+	char buf[PATH_MAX];
+	const char *name;
+	int dir, r, saved;
+
+	*what = s->path;
+	dir = box_child_parent(s->staged, buf, &name);
+	if (dir < 0)
+		return -1;
+	r = box_child_make(s, dir, name);
+	saved = errno;
+	close(dir);
+	errno = saved;
+	return r;
+}
+
+int box_child_enter(const struct box *b, const char **what)
+{
+	*what = "unshare(mount, IPC, UTS, network namespaces)";
+	if (unshare(box_unshare_flags(b)) < 0)
+		return -1;
+	/* Before any mount: nothing done here may propagate to the host. */
+	*what = "making / private";
+	if (mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0)
+		return -1;
+	/* A descriptor opened in the host's mount namespace cannot be bound
+	 * in this one: each source again, by the path it had, and it must be
+	 * the very file proctord checked. Before the staging mount hides
+	 * anything. */
+	for (size_t i = 0; i < b->n_steps; i++) {
+		const struct box_step *s = &b->steps[i];
+		struct stat st;
+		int fd;
+
+		if (s->src_fd < 0)
+			continue;
+		*what = s->real;
+		fd = open(s->real, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		if (fstat(fd, &st) == 0 && (st.st_dev != s->dev || st.st_ino != s->ino))
+			errno = ESTALE; /* replaced since: not what was checked */
+		else if (fstat(fd, &st) == 0 && dup2(fd, s->src_fd) >= 0)
+			errno = 0;
+		close(fd);
+		if (errno)
+			return -1;
+	}
+	*what = "the root tmpfs";
+	if (mount("proctor-box", BOX_STAGE, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m") < 0)
+		return -1;
+	for (size_t i = 0; i < b->n_steps; i++)
+		if (box_child_step(&b->steps[i], what) < 0)
+			return -1;
+	/* After every mount: a read-only bind still held the mount points of
+	 * what goes inside it. */
+	for (size_t i = 0; i < b->n_steps; i++) {
+		const struct box_step *s = &b->steps[i];
+
+		*what = s->path;
+		if (s->kind == BOX_BIND && (s->ro || s->nosuid_nodev) && box_child_remount(s) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < b->n_steps; i++)
+		if (b->steps[i].src_fd >= 0)
+			close(b->steps[i].src_fd);
+	*what = "sethostname";
+	if (sethostname("proctor", 7) < 0)
+		return -1;
+	/* pivot_root(".", "."): the host's root ends up on top of the new one,
+	 * and is detached at once; chroot alone could be climbed out of. */
+	*what = "pivot_root";
+	if (chdir(BOX_STAGE) < 0 || syscall(SYS_pivot_root, ".", ".") < 0)
+		return -1;
+	*what = "detaching the host's root";
+	if (umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
+		return -1;
+	*what = "remounting / read-only";
+	return mount("none", "/", "none", MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV,
+		     NULL);
+}
+
+/* --- --check --- */
+
+void box_print_check(const struct box *b, int user_ns, FILE *out)
+{
+	static const char *const kinds[] = {"bind", "symlink", "file", "tmpfs", "proc"};
+
+	fprintf(out, "%-14s mount, pid, ipc, uts%s%s\n", "box namespaces",
+		b->share_net ? "" : ", net",
+		user_ns ? ", user (uid and gid map to themselves)" : "");
+	fprintf(out, "%-14s / tmpfs, read-only\n", "box mounts");
+	for (size_t i = 0; i < b->n_steps; i++) {
+		const struct box_step *s = &b->steps[i];
+
+		fprintf(out, "%-14s %s %s", "", s->path, kinds[s->kind]);
+		if (s->kind == BOX_BIND)
+			fprintf(out, " of %s, %s%s", s->src, s->ro ? "read-only" : "read-write",
+				s->nosuid_nodev ? ", nosuid, nodev" : "");
+		else if (s->kind == BOX_LINK)
+			fprintf(out, " -> %s", s->data);
+		else if (s->kind == BOX_TMPFS)
+			fprintf(out, " %s, nosuid, nodev", s->data);
+		else if (s->kind == BOX_PROC)
+			fprintf(out, " of the box's PID namespace, nosuid, nodev, noexec; sys, "
+				     "sysrq-trigger, irq, bus read-only");
+		fprintf(out, "\n");
+	}
+}
+
+int box_probe(const struct box *b, int user_ns)
+{
+	int flags = box_unshare_flags(b) | CLONE_NEWPID | (user_ns ? CLONE_NEWUSER : 0);
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return errno;
+	if (pid == 0)
+		_exit(unshare(flags) < 0 ? (errno & 0xff) : 0);
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return errno;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : EIO;
+}
+
+size_t box_check(const struct config *c, FILE *out, const char *prefix)
+{
+	struct isolate iso;
+	struct box b;
+	char err[3 * PATH_MAX];
+	int user_ns = spawn_pidns_wanted() == SPAWN_PIDNS_USER, probe;
+
+	if (!c->box && !c->ro_bind.n && !c->bind.n && !c->share_net)
+		return 0;
+	if (isolate_prepare(&iso, c, err, sizeof err) < 0)
+		return 0; /* check_isolation says it */
+	if (box_prepare(&b, c, iso.set_uid ? iso.uid : geteuid(), iso.set_gid ? iso.gid : getegid(),
+			err, sizeof err) < 0) {
+		fprintf(out, "%s%s\n", prefix, err);
+		return 1;
+	}
+	box_print_check(&b, user_ns, out);
+	probe = box_probe(&b, user_ns);
+	box_free(&b);
+	if (!probe)
+		return 0;
+	fprintf(out, "%sthe box's namespaces cannot be made here: %s\n", prefix, strerror(probe));
+	return 1;
+}

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: ISC
+// The box: the program's own root, mount, PID, IPC, UTS and network namespaces.
+#ifndef PROCTOR_BOX_H
+#define PROCTOR_BOX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+struct config;
+
+/* Descriptors a box holds open for its init (the sources of its binds). */
+#define BOX_MAX_FDS 64
+
+enum box_step_kind {
+	BOX_BIND,  /* bind src_fd at path (ro: then remounted read-only) */
+	BOX_LINK,  /* a symbolic link at path to data */
+	BOX_FILE,  /* a file at path holding data (0644) */
+	BOX_TMPFS, /* a tmpfs at path, options in data */
+	BOX_PROC,  /* /proc of the new PID namespace at path */
+};
+
+/* One thing done to build the root, in order. path is inside the box. */
+struct box_step {
+	enum box_step_kind kind;
+	char *path;
+	char *staged; /* the same path under the staging mount point */
+	char *src;    /* what was bound, as the caller named it (BOX_BIND) */
+	int src_fd;   /* O_PATH, opened by proctord (BOX_BIND) */
+	char *real;   /* its path, every symbolic link resolved (BOX_BIND) */
+	dev_t dev;    /* what proctord opened (BOX_BIND) */
+	ino_t ino;
+	int is_dir; /* the source is a directory (BOX_BIND) */
+	int ro;
+	int nosuid_nodev; /* remount a read-write bind nosuid,nodev */
+	char *data;
+	char *staged_ro[4]; /* BOX_PROC: what of it is bound read-only */
+};
+
+struct box {
+	int active;
+	int share_net;
+	struct box_step *steps;
+	size_t n_steps;
+};
+
+/* Resolve --box and the binds: open every source (O_PATH, a symbolic link
+ * of another user refused on the way), and write the steps. uid and gid are
+ * the program's (for its /etc/passwd and /etc/group). Returns 0 (b->active
+ * is 0 without --box), or -1 with a one-line reason in err. */
+int box_prepare(struct box *b, const struct config *c, uid_t uid, gid_t gid, char *err,
+		size_t errlen);
+void box_free(struct box *b);
+
+/* The descriptors the init must keep until box_child_enter. Returns how
+ * many were written to out (at most max). */
+size_t box_fds(const struct box *b, int *out, size_t max);
+
+/* The clone flags of the namespaces the init unshares. */
+int box_unshare_flags(const struct box *b);
+
+/* The init's side, after it is in its PID (and user) namespace: new mount,
+ * IPC, UTS and network namespaces, the root built, pivot_root into it, the
+ * sources closed. System calls only. Returns 0, or -1 with errno and *what. */
+int box_child_enter(const struct box *b, const char **what);
+
+/* --check: the namespaces and the mounts, one a line. */
+void box_print_check(const struct box *b, int user_ns, FILE *out);
+
+/* Whether the box's namespaces can be made here (--check): 0 or the errno. */
+int box_probe(const struct box *b, int user_ns);
+
+/* --check: the box's namespaces and mounts, or why it cannot be made (a line
+ * starting with prefix). Returns how many things cannot be honoured. */
+size_t box_check(const struct config *c, FILE *out, const char *prefix);
+
+#endif

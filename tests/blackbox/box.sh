@@ -1,0 +1,321 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# The box (--box, --tmp-size, --ro-bind, --bind, --share-net): what a boxed program cannot see or do, and what it can; as root, or as nobody (BOX_ROOTLESS=1, box-rootless.sh).
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/lib.sh"
+
+src=$(cd "$(dirname "$0")/../.." && pwd)
+rootless=${BOX_ROOTLESS:-0}
+if [ "$(id -u)" != 0 ]; then
+	echo "1..0 # SKIP needs root (to run the box as root, or to become nobody)"
+	exit 77
+fi
+if ! id nobody >/dev/null 2>&1; then
+	echo "1..0 # SKIP no user nobody"
+	exit 77
+fi
+ng=$(id -g nobody)
+# nobody must reach the helpers, the boxes and the sandbox directories.
+chmod 0755 "$T"
+PROCTORD_BIN=$PROCTORD
+if [ "$rootless" = 1 ]; then
+	cat >"$T/pd-nobody" <<-EOF
+	#!/bin/sh
+	exec setpriv --reuid=nobody --regid=$ng --clear-groups "$PROCTORD_BIN" "\$@"
+	EOF
+	chmod 0755 "$T/pd-nobody"
+	PROCTORD="$T/pd-nobody"
+	if vg_on; then
+		# The user namespace comes from clone3, which valgrind 3.19 lacks.
+		echo "1..0 # SKIP a rootless box under valgrind (no clone3 there)"
+		exit 77
+	fi
+	if ! setpriv --reuid=nobody --regid="$ng" --clear-groups unshare -Urm true 2>/dev/null; then
+		echo "1..0 # SKIP no unprivileged user namespaces here"
+		exit 77
+	fi
+fi
+who=root
+[ "$rootless" = 1 ] && who=nobody
+P=/progs/probe
+
+# bx DIR: a fresh box directory, writable by the program (nobody or root).
+bx_seq=0
+bx_new() {
+	BOX="$T/tmp/box.$((++bx_seq))"
+	mkdir "$BOX"
+	chown nobody:"$ng" "$BOX"
+	# Writable by uid 0 too, which has no capability in a box.
+	chmod 0777 "$BOX"
+}
+
+# bx_run OUT ARGS... -- PROGRAM...: proctord --box $BOX with ARGS, the
+# helpers at /progs, stdout to OUT; polls to the end. ANS_* hold the answer.
+run_n=0
+# Under valgrind, memcheck in the init's fork (the program, before its
+# execve) opens a log file of its own: its directory is bound into the box,
+# which then shows under /tmp (the checks on what is visible are skipped).
+VG_BIND=()
+vg_on && VG_BIND=(--bind "$T/vg")
+bx_run() {
+	local out=$1
+	shift
+	ANS_STATUS="" ANS_HEAD="" ANS_RAW=""
+	RUN_DIR="$T/tmp/run.$((++run_n))"
+	pd_start --dir "$RUN_DIR" --box "$BOX" --ro-bind "$PROGS:/progs" "${VG_BIND[@]}" \
+		--stdout "$out" --stderr "$out.err" "$@" || return 1
+	pd_poll "$RUN_DIR" 5
+	wait0 "$RUN_DIR"
+}
+
+# bx_pid DIR: the proctord serving DIR, by its process title once the
+# program has started ("proctord: DIR: ..."; its init keeps the command line).
+bx_pid() {
+	local p title
+	for p in /proc/[0-9]*; do
+		IFS= read -r -d '' title 2>/dev/null <"$p/cmdline" || continue
+		if [ "${title#"proctord: $1: "}" != "$title" ]; then
+			echo "${p#/proc/}"
+			return 0
+		fi
+	done
+	pd_pid "$1"
+}
+
+# The box's and the test's mounts seen from the host.
+host_mounts() { grep -e "$T" -e proctor-box /proc/self/mountinfo; }
+mounts_before=$(host_mounts)
+
+# --- what it cannot do ---------------------------------------------------------
+
+echo "the expected output: 42" >"$T/expected"
+chmod 0644 "$T/expected"
+bx_new
+bx_run "$T/tmp/o.read" -- "$P" open "$T/expected"
+check_eq "[$who] a host file outside the binds (the expected output) cannot be read" \
+	"open: ENOENT" "$(cat "$T/tmp/o.read")"
+check_eq "...and the program ended normally" "exited 0" "$ANS_STATUS" || ans_diag
+
+bx_run "$T/tmp/o.write" -- sh -c 'for f in /x /usr/x /etc/x /progs/x; do
+	if true 2>/dev/null >"$f"; then echo "$f: written"; else echo "$f: refused"; fi; done'
+check_eq "[$who] it cannot write to /, /usr, /etc nor a --ro-bind" \
+	"/x: refused;/usr/x: refused;/etc/x: refused;/progs/x: refused;" "$(tr '\n' ';' <"$T/tmp/o.write")" || { ans_diag; diag "$(cat "$T/tmp/o.write.err")"; }
+
+: >"$T/tmp/host-tmp-marker"
+want=""
+for d in bin box dev etc lib lib32 lib64 libx32 proc progs sbin tmp usr; do
+	case $d in bin | lib*) [ -e "/$d" ] || [ -L "/$d" ] || continue ;; esac
+	want="$want$d "
+done
+bx_run "$T/tmp/o.see" -- sh -c 'ls -A /tmp; for d in /home /root /run /var /srv /mnt /sys '"$T"'; do
+	[ -e "$d" ] && echo "$d: visible"; done; ls /'
+if vg_on; then
+	skip "[$who] only the box's root is visible" "under valgrind (its log directory is bound in)"
+else
+	check_eq "[$who] only the box's root: no host /tmp, /home, /root, /run, /var, /srv, /mnt, /sys, nor the test's directory" \
+		"$want" "$(tr '\n' ' ' <"$T/tmp/o.see")"
+fi
+
+bx_run "$T/tmp/o.ps" -- sh -c 'cd /proc; echo [0-9]*'
+check_re "[$who] /proc lists only the box's tree: its init (1), the program (2)" \
+	'^1 2$' "$(cat "$T/tmp/o.ps")"
+
+# The program waits for proctord's host pid, then tries to signal it and
+# this shell.
+pd_start --dir "$T/tmp/run.kill" --box "$BOX" --ro-bind "$PROGS:/progs" "${VG_BIND[@]}" --stdout "$T/tmp/o.kill" \
+	-- sh -c 'while [ ! -s /box/pid ]; do sleep 0.02; done; '"$P"' kill "$(cat /box/pid)"; '"$P"' kill '$$
+pdpid=$(bx_pid "$T/tmp/run.kill")
+echo "$pdpid" >"$BOX/pid.tmp" && mv "$BOX/pid.tmp" "$BOX/pid"
+pd_poll "$T/tmp/run.kill" 5
+wait0 "$T/tmp/run.kill"
+check_eq "[$who] it cannot signal proctord (host pid $pdpid) nor the test's shell" \
+	"kill: ESRCH;kill: ESRCH;" "$(tr '\n' ';' <"$T/tmp/o.kill")"
+
+"$PROGS/probe" listen "$T/port" &
+listener=$!
+if wait_for "$T_OP" test -s "$T/port"; then
+	port=$(cat "$T/port")
+	bx_run "$T/tmp/o.net" -- "$P" connect "$port"
+	check_eq "[$who] it cannot connect to a listener on the host's 127.0.0.1" \
+		"connect: ENETUNREACH" "$(cat "$T/tmp/o.net")"
+	bx_run "$T/tmp/o.net2" --share-net -- "$P" connect "$port"
+	check_eq "[$who] ...but can with --share-net (the control)" "connect: ok" "$(cat "$T/tmp/o.net2")"
+else
+	not_ok "[$who] a listener on 127.0.0.1"
+	not_ok "[$who] ...(no listener)"
+fi
+kill "$listener" 2>/dev/null
+wait "$listener" 2>/dev/null
+
+bx_run "$T/tmp/o.tmp1" -- sh -c 'echo x >/tmp/left; echo x >/dev/shm/left; ls /tmp /dev/shm'
+bx_run "$T/tmp/o.tmp2" -- sh -c 'ls -A /tmp /dev/shm | grep -v proctor-bb'
+check_eq "[$who] nothing it writes to /tmp or /dev/shm is there for the next box" \
+	"/dev/shm: /tmp:" "$(tr '\n' ' ' <"$T/tmp/o.tmp2" | sed 's/ *$//; s/  */ /g')"
+
+bx_run "$T/tmp/o.full" --tmp-size 1MiB -- sh -c 'head -c 2097152 /dev/zero >/tmp/big; echo "rc $?"; wc -c </tmp/big'
+check_re "[$who] --tmp-size 1MiB: a write past it fails with ENOSPC" \
+	'^rc 1;10[0-9]{5};$' "$(tr '\n' ';' <"$T/tmp/o.full")"
+check_re "...said as No space left on device" "No space left on device" "$(cat "$T/tmp/o.full.err")"
+
+bx_run "$T/tmp/o.caps" -- sh -c 'grep -E "^Cap(Eff|Bnd)" /proc/self/status | tr -s "\t" " "
+	if true 2>/dev/null >/proc/sys/kernel/core_pattern; then echo "core_pattern: written"; else echo "core_pattern: refused"; fi
+	mount -t tmpfs none /tmp 2>/dev/null && echo "mount: ok" || echo "mount: refused"'
+# As root the bounding set is emptied too (uid 0 would get it back at
+# execve); in a user namespace it is the namespace's, and uid is not 0.
+bnd=0000000000000000
+[ "$rootless" = 1 ] && bnd='[0-9a-f]{16}'
+check_re "[$who] even as uid $(id -u $who) it has no capability, cannot write /proc/sys nor mount" \
+	"^CapEff: 0000000000000000;CapBnd: $bnd;core_pattern: refused;mount: refused;\$" \
+	"$(tr '\n' ';' <"$T/tmp/o.caps")"
+
+# --- what it can do -----------------------------------------------------------
+
+bx_run "$T/tmp/o.c" -- sh -c "pwd; $P ids; echo result >/box/answer"
+check_eq "[$who] a C program runs, in /box, as $who" \
+	"/box;uid=$(id -u $who) gid=$(id -g $who) groups=0;" "$(tr '\n' ';' <"$T/tmp/o.c")"
+check_eq "...and what it writes to /box stays in DIR" "result" "$(cat "$BOX/answer" 2>&1)"
+if [ "$rootless" = 0 ]; then
+	bx_run "$T/tmp/o.u" --user nobody -- sh -c "$P ids; id -un; echo by-nobody >/box/n"
+	check_eq "--user nobody in a box: runs as nobody, named in the box's /etc/passwd" \
+		"uid=$(id -u nobody) gid=$ng groups=0;nobody;" "$(tr '\n' ';' <"$T/tmp/o.u")"
+	check_eq "...and its output file is in DIR" "by-nobody" "$(cat "$BOX/n" 2>&1)"
+fi
+mkdir "$T/tmp/rw"
+chmod 0777 "$T/tmp/rw"
+bx_run "$T/tmp/o.bind" --bind "$T/tmp/rw:/data/rw" -- sh -c 'echo kept >/data/rw/f && echo written'
+check_eq "[$who] --bind SRC:DST is read-write, and what is written there is on the host" \
+	"written kept" "$(cat "$T/tmp/o.bind" "$T/tmp/rw/f" 2>&1 | tr '\n' ' ' | sed 's/ $//')"
+if [ -x "$PROGS/cxxthreads" ]; then
+	bx_run "$T/tmp/o.cxx" -- /progs/cxxthreads 4
+	check_eq "[$who] a C++ program with 4 threads runs" "exited 0" "$ANS_STATUS" ||
+		diag "$(cat "$T/tmp/o.cxx" "$T/tmp/o.cxx.err")"
+else
+	skip "[$who] a C++ program with threads" "no cxxthreads (no C++ compiler)"
+fi
+if [ -x /usr/bin/python3 ]; then
+	bx_run "$T/tmp/o.py" -- /usr/bin/python3 -c 'import os, tempfile; print(os.getcwd(), 6 * 7)'
+	check_eq "[$who] python3 runs" "/box 42" "$(cat "$T/tmp/o.py")" || diag "$(cat "$T/tmp/o.py.err")"
+else
+	skip "[$who] python3 runs" "no /usr/bin/python3"
+fi
+if command -v javac >/dev/null && command -v java >/dev/null; then
+	mkdir -p "$T/java"
+	chmod 0755 "$T/java"
+	if javac -d "$T/java" "$src/tests/progs/JThreads.java" 2>"$T/javac.err"; then
+		bx_run "$T/tmp/o.java" --ro-bind "$T/java:/java" -- java -cp /java JThreads 4
+		check_eq "[$who] java (through /etc/alternatives) runs 4 threads" "exited 0" \
+			"$ANS_STATUS" || diag "$(cat "$T/tmp/o.java" "$T/tmp/o.java.err")"
+	else
+		not_ok "[$who] javac JThreads.java"
+		diag "$(cat "$T/javac.err")"
+	fi
+else
+	skip "[$who] java runs" "no JDK (javac and java) on the PATH"
+fi
+
+# --- limits and verdicts are the same in a box --------------------------------
+
+bx_run "$T/tmp/o.cpu" --cpu-time 300ms -- /progs/spin
+check_re "[$who] --cpu-time in a box: killed cpu-time" "^killed cpu-time" "$ANS_STATUS" || ans_diag
+bx_run "$T/tmp/o.out" --output-limit 1KiB -- sh -c 'head -c 100000 /dev/zero'
+check_re "[$who] --output-limit in a box: killed output" "^killed output" "$ANS_STATUS"
+if vg_on; then
+	# valgrind 3.19 does not know seccomp(2) (isolation.sh says the same).
+	skip "[$who] --seccomp in a box: killed syscall" "under valgrind"
+else
+	bx_run "$T/tmp/o.sec" --seccomp -- "$P" syscall keyctl
+	check_re "[$who] --seccomp in a box: killed syscall" "^killed syscall" "$ANS_STATUS" ||
+		ans_diag
+fi
+
+# --- lifetime: nothing outlives a SIGKILLed proctord ------------------------------
+
+: >"$T/tmp/esc.lock"
+chmod 0644 "$T/tmp/esc.lock"
+bx_new
+if pd_start --dir "$T/tmp/run.esc" --box "$BOX" --ro-bind "$PROGS:/progs" "${VG_BIND[@]}" \
+	--stdin "$T/tmp/esc.lock" -- /progs/escape /box/ready &&
+	wait_for "$T_OP" test -e "$BOX/ready"; then
+	check "[$who] the escape helper's tree holds the lock" lock_held "$T/tmp/esc.lock"
+	kill -KILL "$(bx_pid "$T/tmp/run.esc")"
+	check "[$who] SIGKILL to proctord: no process of the box is left within 5 s" \
+		wait_for 5 flock -x -n "$T/tmp/esc.lock" true
+else
+	not_ok "[$who] the escape helper starts in a box"
+	diag "$(cat "$PD_ERR")"
+fi
+
+# --- errors before the start ----------------------------------------------------
+
+bad() {
+	local rc
+	"$PROCTORD" --dir "$T/tmp/bad" "$@" -- /bin/true >/dev/null 2>"$T/bad.err"
+	rc=$?
+	BAD="rc $rc: $(cat "$T/bad.err")"
+}
+bad --box "$T/tmp/missing"
+check_re "[$who] --box DIR that does not exist: exit 2, one line" '^rc 2: proctord: --box: .*No such file' "$BAD"
+bx_new
+bad --box "$BOX" --ro-bind /nonexistent-proctor-src
+check_re "[$who] --ro-bind of a missing path: exit 2 before the start" '^rc 2: .*nonexistent-proctor-src.*No such file' "$BAD"
+bad --box "$BOX" --bind "relative:/x"
+check_re "[$who] --bind of a relative path: exit 2" '^rc 2: .*absolute' "$BAD"
+bad --ro-bind /usr
+check_re "[$who] --ro-bind without --box: exit 2" '^rc 2: .*only in a box' "$BAD"
+# Another user plants a symbolic link in a sticky directory: it must not
+# redirect the bind (it could point at /etc, or at another submission's box).
+mkdir -m 1777 "$T/tmp/shared"
+setpriv --reuid=nobody --regid="$ng" --clear-groups ln -s /etc "$T/tmp/shared/evil"
+if [ "$rootless" = 0 ]; then
+	bad --box "$T/tmp/shared/evil"
+	check_re "[$who] --box through another user's symbolic link is refused" \
+		'^rc 2: .*symbolic link of uid' "$BAD"
+	bad --box "$BOX" --ro-bind "$T/tmp/shared/evil/x:/x"
+	check_re "[$who] --ro-bind through another user's symbolic link is refused" \
+		'^rc 2: .*symbolic link of uid' "$BAD"
+fi
+
+# A symbolic link the program left in DIR must not lead a mount point out of
+# the box: the set-up refuses it, and nothing is made where it points (a
+# directory of the host outside /tmp, which the staging mount covers: the
+# helpers' own, rw for root).
+bx_new
+ln -s "$PROGS" "$BOX/sub"
+chown -h nobody:"$ng" "$BOX/sub"
+bx_run "$T/tmp/o.link" --ro-bind "$PROGS:/box/sub/planted" -- /bin/true
+check_re "[$who] a mount point through a symbolic link in DIR: failed setup" \
+	"^failed setup: /box/sub/planted: (Not a directory|Too many levels of symbolic links)" \
+	"$ANS_STATUS" || ans_diag
+check "...and nothing was made where the link points" test ! -e "$PROGS/planted"
+rmdir "$PROGS/planted" 2>/dev/null
+
+# --- --check ---------------------------------------------------------------------
+
+"$PROCTORD" --check --box "$BOX" --ro-bind "$PROGS:/progs" --tmp-size 8MiB >"$T/check" 2>&1
+check_eq "[$who] --check with a box exits 0" 0 "$?" || diag "$(cat "$T/check")"
+check_re "[$who] --check lists the box's namespaces" "box namespaces +mount, pid, ipc, uts, net" "$(cat "$T/check")"
+check_re "[$who] --check lists its mounts (/box, the binds, /tmp)" \
+	"/box bind of $BOX, read-write.*/progs bind of $PROGS, read-only" "$(tr '\n' ' ' <"$T/check")"
+check_re "...and /tmp's size" "/tmp tmpfs mode=1777,size=8388608" "$(cat "$T/check")"
+
+# The same keys in a file: ro_bind repeatable, one per line.
+printf 'box = %s\nro_bind = %s:/progs\nro_bind = %s:/data/expected\ntmp_size = 2MiB\n' \
+	"$BOX" "$PROGS" "$T/expected" >"$T/tmp/box.conf"
+RUN_DIR="$T/tmp/run.conf"
+pd_start --dir "$RUN_DIR" --config "$T/tmp/box.conf" "${VG_BIND[@]}" --stdout "$T/tmp/o.conf" \
+	-- sh -c 'cat /data/expected; df -k /tmp | tail -n 1' && pd_poll "$RUN_DIR" 5 && wait0 "$RUN_DIR"
+check_re "[$who] box, ro_bind (twice) and tmp_size from a configuration file" \
+	"^the expected output: 42;tmpfs +2048 " "$(tr '\n' ';' <"$T/tmp/o.conf")"
+
+# --- the end: no mount and no process is left ----------------------------------------
+
+check_eq "[$who] no mount of the boxes is left on the host" "$mounts_before" "$(host_mounts)"
+# A process killed with its namespace may take a moment to be gone.
+no_tagged() { [ -z "$(tagged_pids)" ]; }
+wait_for 5 no_tagged
+left=$(tagged_pids)
+check_eq "[$who] no process of the boxes is left" "" "$(echo $left)" ||
+	for p in $left; do diag "$p: $(tr '\0' ' ' <"/proc/$p/cmdline") $(cat "/proc/$p/stat")"; done
+
+vg_on && vg_check
+done_testing
