@@ -4,24 +4,28 @@
 # run by tests/vm/run-v2.sh inside the VM (as root, in test.slice/container,
 # with PROCTOR_TEST_SCOPE); elsewhere it skips.
 #
-# It builds the container the way Docker, Podman and Kubernetes (runc, crun)
-# do on cgroup v2, with nothing but the kernel's interfaces:
+# It builds the container the way Docker (with userns-remap), Podman and
+# Kubernetes (runc, crun) do on cgroup v2, with nothing but the kernel's
+# interfaces:
 #   - the "runtime" (root) makes the container's cgroup below a slice that
-#     delegates memory, pids and cpu, and hands it to an unprivileged uid
-#     (nobody) by chowning the directory and its cgroup.procs,
-#     cgroup.subtree_control and cgroup.threads (systemd's Delegate=yes does
-#     the same), then puts the container's first process into it;
-#   - that process, as nobody, makes new user (nobody is its root), mount,
-#     cgroup and PID namespaces, and mounts cgroup2 afresh at /sys/fs/cgroup:
-#     the container sees its own cgroup as the root of the hierarchy.
-# Inside, proctord (as the container's root, really nobody) must enforce
-# memory, pids and CPU limits through cgroups:
+#     delegates memory, pids and cpu, and hands it to the container's root,
+#     an unprivileged uid (100000 outside; the container has the range
+#     100000..165535 as 0..65535), by chowning the directory and its
+#     cgroup.procs, cgroup.subtree_control and cgroup.threads (systemd's
+#     Delegate=yes does the same), then puts the container's first process
+#     into it, makes its user namespace and writes the uid and gid maps;
+#   - that process, as the container's root, makes new mount, cgroup and
+#     network namespaces (loopback up), a root file system of its own, and
+#     mounts cgroup2 afresh at /sys/fs/cgroup: the container sees its own
+#     cgroup as the root of the hierarchy.
+# Inside, proctord (as the container's root) must enforce memory, pids and
+# CPU limits through cgroups:
+#   0. with the cgroup mount read-only (Docker's default), --strict refuses;
 #   1. proctord as the container's only process (docker run IMAGE proctord
 #      ...) moves itself into a leaf and gets memory, pids and cpu;
 #   2. a judge in the container that starts each proctord in a cgroup of its
-#      own (the README's recipe) runs the cgroup and memory suites;
-#   3. --cpus, --pids and --memory-max each checked against what the program
-#      got.
+#      own (the README's recipe) runs the cgroup, memory and box suites;
+#   3. --cpus checked against what the program got.
 # shellcheck disable=SC2016 # single-quoted $ is for a child shell
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 # shellcheck source=tests/blackbox/lib.sh
@@ -35,26 +39,28 @@ if [ "$(id -u)" -ne 0 ] || [ -z "${PROCTOR_TEST_SCOPE:-}" ] ||
 	done_testing
 	exit 0
 fi
-for tool in unshare setpriv mount; do
+for tool in unshare nsenter mount; do
 	if ! command -v "$tool" >/dev/null; then
 		echo "Bail out! no $tool here"
 		exit 1
 	fi
 done
 
-# new_ctr: a fresh cgroup $C for the next container, delegated to nobody as
-# runtimes and systemd do (a cgroup that had controllers enabled for its
+# The container's root, outside, and its range.
+CROOT=100000
+# new_ctr: a fresh cgroup $C for the next container, delegated to its root
+# as runtimes and systemd do (a cgroup that had controllers enabled for its
 # children cannot take a process again: each container has its own).
 ctr_seq=0
 new_ctr() {
 	C=$PROCTOR_TEST_SCOPE/ctr.$((++ctr_seq))
 	mkdir "$C" &&
-		chown nobody:nogroup "$C" "$C/cgroup.procs" "$C/cgroup.subtree_control" "$C/cgroup.threads"
+		chown "$CROOT:$CROOT" "$C" "$C/cgroup.procs" "$C/cgroup.subtree_control" "$C/cgroup.threads"
 }
-# A working directory for the container: $T is root's, open it to nobody.
+# A working directory for the container: $T is root's, open it to others.
 chmod 0711 "$T"
 W=$T/ctr
-if ! mkdir -m 0755 "$W" || ! chown nobody:nogroup "$W"; then
+if ! mkdir -m 0755 "$W" || ! chown "$CROOT:$CROOT" "$W"; then
 	echo "Bail out! cannot make $W"
 	exit 1
 fi
@@ -77,6 +83,7 @@ enter='
 				mkdir "$r$d" && mount --rbind "$d" "$r$d"; fi ;;
 		esac || exit 125
 	done
+	busybox ifconfig lo up || exit 125
 	mkdir -p "$r$W" && mount --bind "$W" "$r$W" &&
 		mount -t tmpfs -o mode=0755 none "$r/sys/fs/cgroup" &&
 		mount -t cgroup2 none "$r/sys/fs/cgroup" || exit 125
@@ -85,20 +92,36 @@ enter='
 export enter
 
 # in_container SECONDS SCRIPT ARGS...: run the bash SCRIPT as the first
-# process of a fresh container in $C: root puts it into $C and drops to
-# nobody, which makes the namespaces and enters the container's root; the
-# script starts in $W. No PID namespace: a runtime makes one, but it changes
-# nothing for cgroups, and unshare would have to stay in $C as the
-# namespace's parent, sharing the cgroup with proctord.
+# process of a fresh container in $C. As a runtime does, root makes the
+# container's user namespace (held by a sleeping process), writes its maps,
+# and starts the container's first process in $C and in that namespace as
+# its root, which makes the other namespaces and enters the container's
+# root; the script starts in $W. No PID namespace: a runtime makes one, but
+# it changes nothing for cgroups, and unshare would have to stay in $C as
+# the namespace's parent, sharing the cgroup with proctord.
+own_userns() { [ "$(readlink "/proc/$1/ns/user")" != "$(readlink /proc/self/ns/user)" ]; }
 in_container() {
-	local secs=$1
+	local secs=$1 holder rc=125
 	shift
-	timeout -k 5 "$secs" bash -c '
-		echo $$ >"$1/cgroup.procs" || exit 125
-		shift
-		exec setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
-			unshare --user --map-root-user --mount --cgroup -- bash -c "$enter" enter "$@"' \
-		_ "$C" "$@"
+	unshare --user -- sleep 600 &
+	holder=$!
+	if wait_for "$T_OP" own_userns "$holder" &&
+		echo "0 $CROOT 65536" >"/proc/$holder/uid_map" &&
+		echo "0 $CROOT 65536" >"/proc/$holder/gid_map"; then
+		timeout -k 5 "$secs" bash -c '
+			echo $$ >"$1/cgroup.procs" || exit 125
+			h=$2
+			shift 2
+			exec nsenter --user="/proc/$h/ns/user" --setuid 0 --setgid 0 -- \
+				unshare --mount --cgroup --net -- bash -c "$enter" enter "$@"' \
+			_ "$C" "$holder" "$@"
+		rc=$?
+	else
+		echo "in_container: cannot map the container's user namespace" >&2
+	fi
+	kill "$holder" 2>/dev/null
+	wait "$holder" 2>/dev/null
+	return "$rc"
 }
 export W PROCTORD PROGS
 
@@ -108,7 +131,7 @@ diag "a container's cgroup has: $(cat "$C/cgroup.controllers")"
 out=$(in_container "$T_OP" 'id -u; cat /proc/self/uid_map; cat /proc/self/cgroup
 	cat /sys/fs/cgroup/cgroup.controllers; awk '\''$5 == "/sys/fs/cgroup" { r = $4 } END { print r }'\'' /proc/self/mountinfo' _ 2>&1)
 diag "inside: $out"
-check_re "the container runs as its root, which is nobody outside" $'^0\n +0 +65534 +1\n' "$out"
+check_re "the container runs as its root, which is uid $CROOT outside" $'^0\n +0 +'"$CROOT"$' +65536\n' "$out"
 check_re "...in a cgroup namespace rooted at its own cgroup" $'\n0::/\n' "$out"
 check_re "...with memory, pids and cpu delegated to it" $'\n[^\n]*memory[^\n]*\n' "$out"
 check_re "...and its cgroup at the root of the fresh cgroup2 mount" $'\n/$' "$out"
@@ -173,7 +196,7 @@ check_eq "...and its sandbox cgroup is gone" "" "$(find "$C" -mindepth 1 -maxdep
 # suite NAME: run tests/blackbox/NAME.sh in the container; its TAP lines
 # become this script's, prefixed.
 suite() {
-	local name=$1 line n=0 plan=''
+	local name=$1 line desc n=0 plan=''
 	new_ctr
 	in_container 200 '
 		mkdir /sys/fs/cgroup/init && echo $$ >/sys/fs/cgroup/init/cgroup.procs &&
@@ -185,7 +208,9 @@ suite() {
 	echo "# $name.sh in the container: exit $?"
 	while IFS= read -r line; do
 		case $line in
-			"ok "*"# SKIP"*) n=$((n + 1)) && skip "[container $name] ${line#ok * - }" "" ;;
+			"ok "*"# SKIP"*)
+				desc=${line#ok * - }
+				n=$((n + 1)) && skip "[container $name] ${desc%% # SKIP*}" "${desc#*# SKIP }" ;;
 			"ok "*) n=$((n + 1)) && ok "[container $name] ${line#ok * - }" ;;
 			"not ok "*"the reported CPU reaches the limit"*)
 				# proctord's CPU deadline wakes it ahead of the tree
@@ -204,6 +229,7 @@ suite() {
 }
 suite cgroup
 suite memory
+suite box
 
 # --- 3. --cpus ------------------------------------------------------------------
 # Two spinning threads for 2 s of wall time under --cpus 0.5 get about 1 s

@@ -38,9 +38,9 @@ default_suites=(v2-facts shell memory cgroup container)
 # Host commands copied into the VM with their libraries, so that the suites
 # meet the same tools as on the host; busybox provides whatever else they call.
 vm_tools=(bash sh grep sed awk find xargs getconf flock setpriv script setsid prlimit
-  timeout env nice unshare mount cat cp mv rm ln ls mkdir rmdir mkfifo mktemp touch chmod stat
+  timeout env nice unshare nsenter mount cat cp mv rm ln ls mkdir rmdir mkfifo mktemp touch chmod stat
   readlink realpath dirname basename head tail cut tr sort uniq wc seq sleep date
-  id nproc printf echo test true false tee dd od stty)
+  id nproc printf echo test true false tee dd od stty df)
 
 usage() {
   echo "usage: tests/vm/run-v2.sh BUILD_DIR [SUITE...]" >&2
