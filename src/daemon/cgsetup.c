@@ -805,8 +805,9 @@ void cgroup_print_hierarchies(const struct cgroup *cg, FILE *out)
 	if (cg->n == 0)
 		fprintf(out, "%-14s none proctord is in: %s\n", "cgroups",
 			cg->nowhere[0] ? cg->nowhere
-				       : (cg->mode == CG_MODE_NONE ? "turned off (cgroup = none)"
-								   : "no cgroup file system mounted shows them"));
+				       : (cg->mode == CG_MODE_NONE
+					      ? "turned off (cgroup = none)"
+					      : "no cgroup file system mounted shows them"));
 	for (size_t i = 0; i < cg->n; i++) {
 		const struct cg_hier *h = &cg->h[i];
 		char state[256], lims[64], ctrls[256] = "";
@@ -817,14 +818,16 @@ void cgroup_print_hierarchies(const struct cgroup *cg, FILE *out)
 			snprintf(state, sizeof state, "cannot be opened: %s", strerror(errno));
 		} else if (faccessat(fd, ".", W_OK | X_OK, AT_EACCESS) < 0 ||
 			   faccessat(fd, "cgroup.procs", W_OK, AT_EACCESS) < 0) {
-			snprintf(state, sizeof state, "NOT writable by proctord (uid %u): %s, owned by uid %u",
+			snprintf(state, sizeof state,
+				 "NOT writable by proctord (uid %u): %s, owned by uid %u",
 				 (unsigned)euid, strerror(errno), (unsigned)st.st_uid);
 		} else if (st.st_uid == euid && (euid != 0 || !initial)) {
 			/* Delegated: a cgroup proctord's uid owns, with its
 			 * cgroup.procs (the kernel also wants the latter to
 			 * move proctord into a leaf of it). */
-			snprintf(state, sizeof state, "delegated to proctord (its uid %u owns it%s)",
-				 (unsigned)euid, initial ? "" : ", in a user namespace");
+			snprintf(state, sizeof state,
+				 "delegated to proctord (its uid %u owns it%s)", (unsigned)euid,
+				 initial ? "" : ", in a user namespace");
 		} else {
 			snprintf(state, sizeof state, "writable (proctord is root)");
 		}
@@ -835,7 +838,8 @@ void cgroup_print_hierarchies(const struct cgroup *cg, FILE *out)
 			close(fd);
 		cg_limits_of(cg, i, lims, sizeof lims);
 		if (h->version == 2)
-			fprintf(out, "%-14s v2 %s: %s; limits through it: %s (cgroup.controllers: %s)\n",
+			fprintf(out,
+				"%-14s v2 %s: %s; limits through it: %s (cgroup.controllers: %s)\n",
 				"cgroups", h->parent, state, lims, ctrls[0] ? ctrls : "none");
 		else
 			fprintf(out, "%-14s v1 %s %s: %s; limits through it: %s\n", "cgroups",
