@@ -139,3 +139,18 @@ size_t cgd_match(char *proc_cgroup, const struct cgd_mount *mv, size_t nm, struc
 	}
 	return n;
 }
+
+int cgd_outside_ns(const char *root)
+{
+	return strncmp(root, "/..", 3) == 0 && (root[3] == '\0' || root[3] == '/');
+}
+
+int cgd_uidmap_initial(const char *uid_map)
+{
+	unsigned long inside, outside, count;
+	int used = 0;
+
+	if (sscanf(uid_map, " %lu %lu %lu %n", &inside, &outside, &count, &used) != 3)
+		return 0;
+	return inside == 0 && outside == 0 && count == 4294967295UL && uid_map[used] == '\0';
+}

@@ -36,5 +36,14 @@ char *cgd_dir_under(const struct cgd_mount *m, const char *path);
  * order, each under the first such mount. Returns how many. */
 size_t cgd_match(char *proc_cgroup, const struct cgd_mount *mv, size_t nm, struct cgd_hier *out,
 		 size_t max);
+/* Whether a mount's root (struct cgd_mount root) lies outside the reader's
+ * cgroup namespace ("/.." or below it): a mount made before the namespace,
+ * where the reader's own cgroup cannot be found; a fresh mount inside the
+ * namespace shows it. */
+int cgd_outside_ns(const char *root);
+/* Whether /proc/PID/uid_map text is the initial user namespace's (every uid
+ * mapped to itself): 0 in a user namespace, where owning a cgroup is what
+ * delegation means. */
+int cgd_uidmap_initial(const char *uid_map);
 
 #endif

@@ -55,6 +55,7 @@ struct cgroup {
 	int moved;                /* proctord moved itself into a leaf (v2) */
 	int probe;                /* --check: nothing is changed (cgroup_probe) */
 	char plan[2048];          /* --check: what set-up would do, a line each */
+	char nowhere[CG_WHY];     /* why no cgroup2 mount shows proctord's cgroup; "" */
 	/* Cached descriptors of the files read on every wait; -1. */
 	int cpu_fd, peak_fd, oom_fd, pidspeak_fd, pidsevents_fd, events_fd;
 	int oom_watch_fd;         /* readable when an OOM event may have happened; -1 */
@@ -80,6 +81,10 @@ int cgroup_set_pids_max(struct cgroup *cg, uint64_t n, char *err, size_t errlen)
  * would serve each role, and cgroup_print_plan what set-up would change. */
 void cgroup_probe(struct cgroup *cg, enum cg_mode mode, const struct limits *l);
 void cgroup_print_plan(const struct cgroup *cg, FILE *out, const char *prefix);
+/* --check: each hierarchy proctord is in, one line each: its cgroup, whether
+ * proctord may make cgroups there (delegated to its uid, or root), and the
+ * limits it serves. */
+void cgroup_print_hierarchies(const struct cgroup *cg, FILE *out);
 /* Remove the sandbox's cgroups (they must be empty) and close everything. */
 void cgroup_destroy(struct cgroup *cg);
 

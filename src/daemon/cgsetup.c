@@ -43,6 +43,7 @@
 #include "cgroup-priv.h"
 #include "cgroup.h"
 #include "log.h"
+#include "prio.h"
 #include "units.h"
 #include "util.h"
 
@@ -149,6 +150,8 @@ static char *cg_slurp(const char *path)
 	return buf;
 }
 
+static void cg_why_all(struct cgroup *cg, const char *why);
+
 /* Fill cg->h with the hierarchies proctord is in and may use. */
 static void cg_discover(struct cgroup *cg)
 {
@@ -158,13 +161,29 @@ static void cg_discover(struct cgroup *cg)
 	size_t nm = mi ? cgd_parse_mountinfo(mi, mounts, 32) : 0;
 	size_t nf = pc ? cgd_match(pc, mounts, nm, found, CG_MAX_HIER - cg->n) : 0;
 
+	int have_v2 = 0;
+
 	for (size_t i = 0; i < nf; i++) {
 		cg->h[cg->n].version = found[i].version;
 		strlcpy(cg->h[cg->n].ctrls, found[i].ctrls, sizeof cg->h[cg->n].ctrls);
 		cg->h[cg->n].parent = found[i].parent;
 		cg->h[cg->n].fd = cg->h[cg->n].procs_fd = -1;
+		have_v2 |= found[i].version == 2;
 		cg->n++;
 	}
+	/* In a cgroup namespace, a cgroup2 mount made before it (the host's,
+	 * bind-mounted or inherited) cannot show proctord's cgroup: say so,
+	 * rather than only that no hierarchy serves the limits. */
+	for (size_t i = 0; i < nm && !have_v2; i++)
+		if (mounts[i].version == 2 && cgd_outside_ns(mounts[i].root)) {
+			snprintf(cg->nowhere, sizeof cg->nowhere,
+				 "the cgroup2 mount at %s shows cgroups outside proctord's cgroup "
+				 "namespace (its root is %s), not proctord's own: mount cgroup2 "
+				 "afresh inside the namespace",
+				 mounts[i].point, mounts[i].root);
+			cg_why_all(cg, cg->nowhere);
+			break;
+		}
 	free(mi);
 	free(pc);
 }
@@ -343,7 +362,7 @@ static int cg_enable(struct cgroup *cg, struct cg_hier *h, int pfd, const char *
 			 "cannot enable the %s controller in %s: other processes share proctord's "
 			 "cgroup (cgroup v2 hands controllers only to cgroups without processes); "
 			 "start proctord in a cgroup of its own, e.g. with systemd-run --scope -p "
-			 "Delegate=yes",
+			 "Delegate=yes, or in a container as its main process",
 			 c, h->parent);
 	else
 		snprintf(why, whylen, "cannot enable the %s controller in %s: %s", c, h->parent,
@@ -476,7 +495,11 @@ static void cg_setup_v2(struct cgroup *cg, size_t i, const struct limits *l)
 	}
 	mem = cg_enable(cg, h, pfd, "memory", why_mem, sizeof why_mem);
 	pids = cg_enable(cg, h, pfd, "pids", why_pids, sizeof why_pids);
-	if (l->cpus_milli != UNITS_UNLIMITED)
+	/* Also without --cpus where proctord cannot be SCHED_FIFO (rootless,
+	 * in a container): its leaf and the sandbox's cgroup then share the
+	 * CPU by weight, as siblings, so that a tree of many runnable
+	 * threads cannot starve its timers and answers. */
+	if (l->cpus_milli != UNITS_UNLIMITED || !prio_rt_permitted())
 		cpu = cg_enable(cg, h, pfd, "cpu", why_cpu, sizeof why_cpu);
 	if (!units_cpuset_empty(&l->cpuset))
 		cpuset = cg_enable(cg, h, pfd, "cpuset", why_cpuset, sizeof why_cpuset);
@@ -795,6 +818,77 @@ void cgroup_print_plan(const struct cgroup *cg, FILE *out, const char *prefix)
 	}
 }
 
+/* The limits (of memory, pids, cpus) that hierarchy i serves, as words. */
+static void cg_limits_of(const struct cgroup *cg, size_t i, char *buf, size_t len)
+{
+	static const struct {
+		enum cg_role r;
+		const char *name;
+	} lim[] = {{CG_ROLE_MEMORY, "memory"}, {CG_ROLE_PIDS, "pids"}, {CG_ROLE_CPUMAX, "cpu"}};
+
+	buf[0] = '\0';
+	for (size_t k = 0; k < sizeof lim / sizeof *lim; k++)
+		if (cg->role[lim[k].r] == (int)i) {
+			if (buf[0])
+				strlcat(buf, " ", len);
+			strlcat(buf, lim[k].name, len);
+		}
+	if (!buf[0])
+		strlcpy(buf, "none", len);
+}
+
+void cgroup_print_hierarchies(const struct cgroup *cg, FILE *out)
+{
+	uid_t euid = geteuid();
+	char *map = cg_slurp("/proc/self/uid_map");
+	int initial = map && cgd_uidmap_initial(map);
+
+	free(map);
+	fprintf(out, "\n");
+	if (cg->n == 0)
+		fprintf(out, "%-14s none proctord is in: %s\n", "cgroups",
+			cg->nowhere[0] ? cg->nowhere
+				       : (cg->mode == CG_MODE_NONE
+					      ? "turned off (cgroup = none)"
+					      : "no cgroup file system mounted shows them"));
+	for (size_t i = 0; i < cg->n; i++) {
+		const struct cg_hier *h = &cg->h[i];
+		char state[256], lims[64], ctrls[256] = "";
+		struct stat st;
+		int fd = open(h->parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (fd < 0 || fstat(fd, &st) < 0) {
+			snprintf(state, sizeof state, "cannot be opened: %s", strerror(errno));
+		} else if (faccessat(fd, ".", W_OK | X_OK, AT_EACCESS) < 0 ||
+			   faccessat(fd, "cgroup.procs", W_OK, AT_EACCESS) < 0) {
+			snprintf(state, sizeof state,
+				 "NOT writable by proctord (uid %u): %s, owned by uid %u",
+				 (unsigned)euid, strerror(errno), (unsigned)st.st_uid);
+		} else if (st.st_uid == euid && (euid != 0 || !initial)) {
+			/* Delegated: a cgroup proctord's uid owns, with its
+			 * cgroup.procs (the kernel also wants the latter to
+			 * move proctord into a leaf of it). */
+			snprintf(state, sizeof state,
+				 "delegated to proctord (its uid %u owns it%s)", (unsigned)euid,
+				 initial ? "" : ", in a user namespace");
+		} else {
+			snprintf(state, sizeof state, "writable (proctord is root)");
+		}
+		if (h->version == 2 && fd >= 0 &&
+		    read_small_file(fd, "cgroup.controllers", ctrls, sizeof ctrls) >= 0)
+			ctrls[strcspn(ctrls, "\n")] = '\0';
+		if (fd >= 0)
+			close(fd);
+		cg_limits_of(cg, i, lims, sizeof lims);
+		if (h->version == 2)
+			fprintf(out,
+				"%-14s v2 %s: %s; limits through it: %s (cgroup.controllers: %s)\n",
+				"cgroups", h->parent, state, lims, ctrls[0] ? ctrls : "none");
+		else
+			fprintf(out, "%-14s v1 %s %s: %s; limits through it: %s\n", "cgroups",
+				h->ctrls, h->parent, state, lims);
+	}
+}
 
 /* ------------------------------------------------------------------------ */
 /* What serves what */

@@ -140,6 +140,7 @@ int check_run(struct options *o)
 	printf("\n\n");
 	config_print_check(&o->cfg, stdout, check_mechanism, &cg);
 	check_sources(&cg, stdout);
+	cgroup_print_hierarchies(&cg, stdout);
 	if (cgroup_has_plan(&cg)) {
 		printf("\nset-up (nothing was changed by --check)\n");
 		cgroup_print_plan(&cg, stdout, "");

@@ -11,6 +11,7 @@
 // and drops to its nice value for the rest of a window once it has used its
 // budget there.
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/capability.h>
 #include <sched.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgdiscover.h"
 #include "log.h"
 #include "prio.h"
 
@@ -92,6 +94,21 @@ static void prio_check_cb(struct ev_loop *loop, ev_check *w, int revents)
 		prio_drop(p, loop, PRIO_WINDOW_NS - elapsed);
 }
 
+/* Whether proctord is in the initial user namespace. */
+static int prio_initial_userns(void)
+{
+	char buf[256];
+	int fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 1; /* no /proc: assume the usual case */
+	buf[n] = '\0';
+	return cgd_uidmap_initial(buf);
+}
+
 int prio_rt_permitted(void)
 {
 	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
@@ -103,7 +120,11 @@ int prio_rt_permitted(void)
 	memset(d, 0, sizeof d);
 	if (syscall(SYS_capget, &h, d) < 0)
 		return 0;
-	return ((d[CAP_SYS_NICE / 32].effective >> (CAP_SYS_NICE % 32)) & 1u) != 0;
+	if (!((d[CAP_SYS_NICE / 32].effective >> (CAP_SYS_NICE % 32)) & 1u))
+		return 0;
+	/* The kernel wants CAP_SYS_NICE in the initial user namespace: a
+	 * container's or unshare's root has it only in its own. */
+	return prio_initial_userns();
 }
 
 int prio_raise(struct prio *p, struct ev_loop *loop, int nice_value)

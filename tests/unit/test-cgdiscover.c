@@ -208,6 +208,38 @@ static void has_word(void **state)
 	assert_false(cgd_has_word("", "memory"));
 }
 
+/* A cgroup2 mount made before `unshare --cgroup` shows its root outside the
+ * namespace: proctord's own "0::/" is not under it and is not found there. */
+static void mount_outside_namespace(void **state)
+{
+	struct found f;
+
+	(void)state;
+	assert_true(cgd_outside_ns("/.."));
+	assert_true(cgd_outside_ns("/../.."));
+	assert_true(cgd_outside_ns("/../../system.slice"));
+	assert_false(cgd_outside_ns("/"));
+	assert_false(cgd_outside_ns("/..x"));
+	assert_false(cgd_outside_ns("/a/.."));
+	discover("57 47 0:38 /.. /sys/fs/cgroup rw,relatime - cgroup2 cgroup2 rw\n", "0::/\n", &f);
+	assert_int_equal(f.n, 0);
+	found_free(&f);
+}
+
+static void uid_map(void **state)
+{
+	(void)state;
+	assert_true(cgd_uidmap_initial("         0          0 4294967295\n"));
+	assert_true(cgd_uidmap_initial("0 0 4294967295"));
+	/* unshare --map-root-user as nobody; a rootless container's range. */
+	assert_false(cgd_uidmap_initial("         0      65534          1\n"));
+	assert_false(cgd_uidmap_initial("         0     100000      65536\n"));
+	/* Two lines: not the initial namespace, even if the first looks so. */
+	assert_false(cgd_uidmap_initial("0 0 4294967295\n1 1 1\n"));
+	assert_false(cgd_uidmap_initial(""));
+	assert_false(cgd_uidmap_initial("0 0"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +250,8 @@ int main(void)
 		cmocka_unit_test(container_mount_root),
 		cmocka_unit_test(mountinfo_escapes_and_junk),
 		cmocka_unit_test(has_word),
+		cmocka_unit_test(mount_outside_namespace),
+		cmocka_unit_test(uid_map),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,8 +20,8 @@
 #   PROCTOR_VM_KERNEL   a bzImage to boot instead of Debian's cloud kernel
 #   PROCTOR_VM_CACHE    where the kernel is kept between runs
 #                       (default: ${XDG_CACHE_HOME:-~/.cache}/proctor-vm)
-#   PROCTOR_VM_TIMEOUT  seconds before the VM is killed (default 240)
-#   PROCTOR_VM_SUITE_TIMEOUT  seconds for one suite (default 120)
+#   PROCTOR_VM_TIMEOUT  seconds before the VM is killed (default 480)
+#   PROCTOR_VM_SUITE_TIMEOUT  seconds for one suite (default 240)
 #   PROCTOR_VM_ACCEL    the ways to run qemu, tried in order until the kernel
 #                       boots: ACCEL[:CPU]... with ACCEL kvm or tcg (default:
 #                       "kvm:host kvm:qemu64 tcg:max", "tcg:max" without a
@@ -33,14 +33,14 @@ set -euo pipefail
 # Under TCG the VM is several times slower than the host: suites that time
 # things to the millisecond (limits, sections, terminate, protocol, client)
 # fail there, and tree's 500 ms wall-time case races on a loaded machine.
-default_suites=(v2-facts shell memory cgroup)
+default_suites=(v2-facts shell memory cgroup container)
 
 # Host commands copied into the VM with their libraries, so that the suites
 # meet the same tools as on the host; busybox provides whatever else they call.
 vm_tools=(bash sh grep sed awk find xargs getconf flock setpriv script setsid prlimit
-  timeout env nice cat cp mv rm ln ls mkdir rmdir mkfifo mktemp touch chmod stat
+  timeout env nice unshare nsenter mount cat cp mv rm ln ls mkdir rmdir mkfifo mktemp touch chmod stat
   readlink realpath dirname basename head tail cut tr sort uniq wc seq sleep date
-  id nproc printf echo test true false tee dd od stty taskset)
+  id nproc printf echo test true false tee dd od stty taskset df)
 
 usage() {
   echo "usage: tests/vm/run-v2.sh BUILD_DIR [SUITE...]" >&2
@@ -377,8 +377,8 @@ t0=$(date +%s)
 build_initramfs
 t_img=$(($(date +%s) - t0))
 
-vm_timeout=${PROCTOR_VM_TIMEOUT:-240}
-suite_timeout=${PROCTOR_VM_SUITE_TIMEOUT:-120}
+vm_timeout=${PROCTOR_VM_TIMEOUT:-480}
+suite_timeout=${PROCTOR_VM_SUITE_TIMEOUT:-240}
 boot_timeout=${PROCTOR_VM_BOOT_TIMEOUT:-30}
 nonce=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
 
