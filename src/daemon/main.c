@@ -65,6 +65,7 @@ struct options {
 	int check;
 	int daemonize;
 	int tty_foreground;
+	const char *end_fd;
 	char **argv;
 };
 
@@ -75,6 +76,7 @@ enum {
 	OPT_CHECK,
 	OPT_DAEMONIZE,
 	OPT_TTY_FOREGROUND,
+	OPT_END_FD,
 };
 
 /* The bash completion (contrib/completion) reads the options from this text:
@@ -114,6 +116,9 @@ static void usage(FILE *out)
 		"                       in its foreground, give the terminal's foreground\n"
 		"                       to the program's process group (so it can read what\n"
 		"                       is typed); proctord takes it back at the end\n"
+		"  --end-fd N           once the program has ended and the report is\n"
+		"                       written, write one byte to inherited descriptor N,\n"
+		"                       close it, and end without a terminating wait\n"
 		"\n"
 		"Limits (whole tree unless noted; default unlimited):\n"
 		"  --cpu-time DURATION  CPU time (user + system) of the whole tree\n"
@@ -216,6 +221,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	long_options[n++] = (struct option){"daemonize", no_argument, NULL, OPT_DAEMONIZE};
 	long_options[n++] =
 		(struct option){"tty-foreground", no_argument, NULL, OPT_TTY_FOREGROUND};
+	long_options[n++] = (struct option){"end-fd", required_argument, NULL, OPT_END_FD};
 	long_options[n++] = (struct option){"help", no_argument, NULL, 'h'};
 	long_options[n++] = (struct option){"version", no_argument, NULL, 'V'};
 	long_options[n] = (struct option){NULL, 0, NULL, 0};
@@ -249,6 +255,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_TTY_FOREGROUND:
 			o->tty_foreground = 1;
+			break;
+		case OPT_END_FD:
+			o->end_fd = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -810,7 +819,7 @@ int main(int argc, char **argv)
 	/* Room for a message that quotes paths up to PATH_MAX long. */
 	char err[3 * PATH_MAX];
 	char **env;
-	int ready_fd = -1, code, nice_value;
+	int ready_fd = -1, end_fd = -1, code, nice_value;
 	uint64_t start_us;
 
 	/* Before anything keeps a pointer into argv or the environment. */
@@ -840,6 +849,8 @@ int main(int argc, char **argv)
 		in_fd = inherited_fd(o.cfg.stdin_path);
 		out_fd = inherited_fd(o.cfg.stdout_path);
 		err_fd = inherited_fd(o.cfg.stderr_path);
+		if (o.end_fd && (end_fd = supervise_end_fd_take(o.end_fd, err, sizeof err)) < 0)
+			log_fatalx(EXIT_USAGE, "%s", err);
 		/* After those: /dev/fd/N is the caller's. A report that cannot
 		 * be written is found now, not once the program has run. */
 		if (o.cfg.report) {
@@ -1045,6 +1056,7 @@ int main(int argc, char **argv)
 		return EXIT_SETUP;
 	}
 	sv.prio = &prio;
+	sv.end_fd = end_fd;
 	fin = (struct finish_ctx){&o.cfg, &sv, &cg, out, &iso, 0, child.pidns != SPAWN_PIDNS_NONE};
 	if (o.cfg.report) {
 		sv.finished = write_report;
