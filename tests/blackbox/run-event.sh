@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: ISC
-# proctor run learns the end of the program as an event (proctord's --end-fd), never by polling: no timed sleep or poll, no wait call; --end-fd itself.
+# proctor run learns the end of the program as an event (proctord's --end-fd), never by polling: no timed sleep or poll, no wait call; --end-fd itself; v1 cgroups joined through tasks.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
 
@@ -80,6 +80,26 @@ else
 		"$(grep -E '/box/(wait|status)"' "$T/strace")"
 	check_re "...it blocks in one read of proctord's pipe, which brings the byte" \
 		'^read\([0-9]+, "1", 1\) += 1$' "$(grep -E '^read\([0-9]+, "1", 1\)' "$T/strace")"
+fi
+
+# --- v1 cgroups: joined through "tasks" ------------------------------------------
+# cgroup.procs takes the kernel's global cgroup write lock, whose RCU grace
+# period cost milliseconds per start; tasks, written by the joining thread
+# itself, does not (Linux 5.15 on).
+if [ "$(id -u)" != 0 ]; then
+	skip "v1 cgroups are joined through tasks" "not root"
+elif ! command -v strace >/dev/null; then
+	skip "v1 cgroups are joined through tasks" "no strace"
+elif ! { timeout 60 strace -f -y -e trace=write -o "$T/joins" "$PROCTORD" --dir "$T/boxv1" \
+	--cgroup v1 -- true >/dev/null 2>"$T/errv1" &
+	wait_for "$T_OP" test -p "$T/boxv1/wait"
+	timeout 60 "$PROCTOR" stop "$T/boxv1" >/dev/null 2>&1
+	wait $!; }; then
+	skip "v1 cgroups are joined through tasks" "no v1 cgroup here: $(head -1 "$T/errv1")"
+else
+	joins=$(grep -E '"0", 1\)' "$T/joins")
+	check_re "v1 cgroups: the program's side joins through tasks" '/tasks>, "0", 1\) = 1' "$joins"
+	check_eq "...never through cgroup.procs" "" "$(grep 'cgroup.procs>' <<<"$joins")"
 fi
 
 # --- proctord gone without a word -----------------------------------------------
