@@ -565,6 +565,8 @@ __attribute__((format(printf, 2, 3))) static int tmp_path(char *out, const char 
 
 // From the launcher's fork to its exit, in the last daemon_start.
 static uint64_t daemon_launch_ns;
+// daemon_start leaves b->pid 0: the caller collects the daemon otherwise.
+static bool daemon_unfound;
 
 // Starts proctord --daemonize on prog and returns once it printed its directory.
 static int daemon_start(const struct bench_opts *o, struct box *b, const char *const *limits,
@@ -651,6 +653,8 @@ static int daemon_start(const struct bench_opts *o, struct box *b, const char *c
 		fprintf(stderr, "bench: note: proctord printed \"%s\" for --dir %s\n", line, dir);
 	if (box_paths(b, line) < 0)
 		return -1;
+	if (daemon_unfound)
+		return 0;
 	b->pid = daemon_find(dir);
 	return b->pid < 0 ? -1 : 0;
 }
@@ -1207,10 +1211,16 @@ static int daemon_stop_one(const struct bench_opts *o, uint64_t *ns)
 	char log[PATH_MAX];
 	uint64_t t0;
 	struct box b;
+	siginfo_t si;
 	pid_t pid;
-	int st;
+	int st, r;
 
-	if (daemon_start(o, &b, NULL, prog) < 0 || tmp_path(log, "stop.log") < 0)
+	// Not searched for: /bin/true may have ended, and proctord's title
+	// replaced its command line, before the search.
+	daemon_unfound = true;
+	r = daemon_start(o, &b, NULL, prog);
+	daemon_unfound = false;
+	if (r < 0 || tmp_path(log, "stop.log") < 0)
 		return -1;
 	stop[2] = b.dir;
 	t0 = now_ns();
@@ -1228,15 +1238,18 @@ static int daemon_stop_one(const struct bench_opts *o, uint64_t *ns)
 		}
 		log_dump(log);
 		log_dump(b.log);
-		box_kill(&b);
 		return bench_fail("proctor stop ended with wait status 0x%x", (unsigned)st);
 	}
-	st = child_reap(b.pid, 5000);
-	if (st < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		box_kill(&b);
-		return bench_fail("proctord ended with wait status 0x%x after proctor stop",
-				  (unsigned)st);
-	}
+	// The daemon, ours as subreaper, is the one child that ends now.
+	memset(&si, 0, sizeof(si));
+	deadline_arm(5);
+	do
+		r = waitid(P_ALL, 0, &si, WEXITED);
+	while (r < 0 && errno == EINTR && !bench_alarm);
+	deadline_disarm();
+	if (r < 0 || si.si_code != CLD_EXITED || si.si_status != 0)
+		return bench_fail("proctord did not exit 0 after proctor stop (%s, code %d, status %d)",
+				  r < 0 ? strerror(errno) : "reaped", si.si_code, si.si_status);
 	return 0;
 }
 
