@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -357,10 +356,13 @@ static int run_exit_code(const struct proctor_result *r)
 
 /* proctor run: proctord in the foreground as our child (so the program's
  * stdio is ours), in a private directory PRIV under $TMPDIR: proctord's
- * sandbox PRIV/box and its --report PRIV/report.json. proctor polls with
- * waits until the program ends, then makes the terminating wait; the
- * verdict comes from the report (wall time, peak memory, user and system
- * time), which proctord writes even when a signal ended the run. */
+ * sandbox PRIV/box and its --report PRIV/report.json. proctor makes no wait
+ * call: proctord gets the write end of a pipe as --end-fd, writes one byte
+ * there once the program has ended and the report is written, and ends by
+ * itself; proctor blocks in read() until that byte or the end of the pipe
+ * (proctord gone). The verdict comes from the report (wall time, peak
+ * memory, user and system time), which proctord writes even when a signal
+ * ended the run. */
 struct run {
 	char priv[4096], box[4096 + 8], report[4096 + 16];
 	const char *user_report; /* --report FILE given: read that one */
@@ -368,25 +370,10 @@ struct run {
 	int tty;		  /* stdin is our terminal and we hold its foreground */
 	pid_t pid;		  /* proctord */
 	int status;		  /* proctord's wait status, once reaped */
-	struct proctor_result r;  /* the last answer */
-	int have_answer;
+	int end_fd;		  /* the read end of proctord's --end-fd; -1 */
 };
 
-/* Our child proctord has exited: SIGCHLD writes to this pipe, which every
- * wait call and pause polls, so that none waits on a dead proctord. */
-static int run_gone_pipe[2] = {-1, -1};
 static volatile sig_atomic_t run_child, run_signal;
-
-static void run_on_sigchld(int sig)
-{
-	int saved = errno;
-
-	(void)sig;
-	if (write(run_gone_pipe[1], "x", 1) < 0) {
-		/* Full: it is readable already. */
-	}
-	errno = saved;
-}
 
 /* SIGINT, SIGTERM, SIGHUP: passed on to proctord once, which ends the
  * program (grace, kill), writes the report and exits; we report. A signal
@@ -408,9 +395,6 @@ static void run_signals(void)
 
 	memset(&sa, 0, sizeof sa);
 	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = run_on_sigchld;
-	sa.sa_flags = SA_NOCLDSTOP | SA_RESTART;
-	sigaction(SIGCHLD, &sa, NULL);
 	sa.sa_sigaction = run_on_signal;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigaction(SIGINT, &sa, NULL);
@@ -418,15 +402,6 @@ static void run_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 	/* proctord dumps core on the terminal's ^\ if it wants to. */
 	signal(SIGQUIT, SIG_IGN);
-}
-
-/* Pause up to ms, or less if proctord exits. */
-static void run_pause(int ms)
-{
-	struct pollfd p = {.fd = run_gone_pipe[0], .events = POLLIN};
-
-	if (poll(&p, 1, ms) < 0 && errno != EINTR)
-		sleep_us((uint64_t)ms * 1000u);
 }
 
 /* $PROCTORD; else the proctord beside this executable (the build tree's
@@ -483,7 +458,8 @@ static int run_options(int argc, char **argv, struct run *run, int *first)
 		if (strcmp(a, "--json") == 0) {
 			run->json = 1;
 		} else if ((len == 5 && strncmp(a, "--dir", 5) == 0) ||
-			   (len == 11 && strncmp(a, "--daemonize", 11) == 0)) {
+			   (len == 11 && strncmp(a, "--daemonize", 11) == 0) ||
+			   (len == 8 && strncmp(a, "--end-fd", 8) == 0)) {
 			return usage_error("run", RUN_INTERNAL, "%.*s cannot be used with run",
 					   (int)len, a);
 		} else if (len == 8 && strncmp(a, "--report", 8) == 0) {
@@ -499,9 +475,10 @@ static int run_options(int argc, char **argv, struct run *run, int *first)
 static int run_start(struct run *run, int argc, char **argv, int first)
 {
 	const char *tmp = getenv("TMPDIR");
-	char exe[4096];
+	char exe[4096], end_arg[16];
 	char **args;
 	size_t n = 0;
+	int end[2];
 
 	if (!tmp || !*tmp)
 		tmp = "/tmp";
@@ -516,8 +493,8 @@ static int run_start(struct run *run, int argc, char **argv, int first)
 	}
 	snprintf(run->box, sizeof run->box, "%s/box", run->priv);
 	snprintf(run->report, sizeof run->report, "%s/report.json", run->priv);
-	args = calloc((size_t)argc + 8, sizeof *args);
-	if (!args || pipe2(run_gone_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+	args = calloc((size_t)argc + 10, sizeof *args);
+	if (!args || pipe2(end, O_CLOEXEC) < 0) {
 		perror("proctor: run");
 		free(args);
 		rmdir(run->priv);
@@ -532,6 +509,9 @@ static int run_start(struct run *run, int argc, char **argv, int first)
 	}
 	if (run->tty)
 		args[n++] = "--tty-foreground";
+	snprintf(end_arg, sizeof end_arg, "%d", end[1]);
+	args[n++] = "--end-fd";
+	args[n++] = end_arg;
 	for (int i = 1; i < argc; i++)
 		if (i >= first || strcmp(argv[i], "--json") != 0)
 			args[n++] = argv[i];
@@ -540,6 +520,8 @@ static int run_start(struct run *run, int argc, char **argv, int first)
 	if (run->pid < 0) {
 		perror("proctor: run: fork");
 		free(args);
+		close(end[0]);
+		close(end[1]);
 		rmdir(run->priv);
 		return -1;
 	}
@@ -549,87 +531,41 @@ static int run_start(struct run *run, int argc, char **argv, int first)
 		if (getppid() == 1)
 			_exit(RUN_INTERNAL);
 		signal(SIGQUIT, SIG_DFL);
+		/* proctord's end of the pipe is the only one left open. */
+		fcntl(end[1], F_SETFD, 0);
 		execvp(args[0], args);
 		fprintf(stderr, "proctor: cannot run %s: %s\n", args[0], strerror(errno));
 		_exit(RUN_INTERNAL);
 	}
 	free(args);
+	close(end[1]);
+	run->end_fd = end[0];
 	run_child = run->pid;
 	return 0;
 }
 
-/* Whether proctord is still there (reaps it when not). */
-static int run_alive(struct run *run)
+/* Block until proctord says the sandbox has ended (1), or ends without
+ * saying it (0: a set-up error, a signal, a crash). A signal we forward
+ * restarts the read. */
+static int run_await_end(struct run *run)
 {
-	if (run->pid < 0)
-		return 0;
-	if (waitpid(run->pid, &run->status, WNOHANG) != run->pid)
-		return 1;
-	run->pid = -1;
-	run_child = 0;
-	return 0;
+	char byte;
+	ssize_t n;
+
+	do
+		n = read(run->end_fd, &byte, 1);
+	while (n < 0 && errno == EINTR);
+	close(run->end_fd);
+	run->end_fd = -1;
+	return n == 1;
 }
 
-/* Wait until proctord serves: it creates the wait FIFO a moment before it
- * opens it, and a wait in between would read ENXIO as "proctord is gone".
- * Returns 0, or -1 when proctord ended first or took too long. */
-static int run_ready(struct run *run)
-{
-	char wait_path[4200];
-
-	snprintf(wait_path, sizeof wait_path, "%s/wait", run->box);
-	for (uint64_t t0 = mono_us(); mono_us() - t0 < 10000000u;) {
-		int fd;
-
-		if (!run_alive(run))
-			return -1; /* a usage or set-up error, on stderr already */
-		fd = open(wait_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-		if (fd >= 0) {
-			close(fd);
-			return 0;
-		}
-		run_pause(1);
-	}
-	fprintf(stderr, "proctor: run: proctord did not serve %s within 10 s\n", run->box);
-	kill(run->pid, SIGTERM);
-	return -1;
-}
-
-/* Poll: 1 ms apart at first, doubling to 10 ms, so that a short program is
- * seen ending soon after it does, and a long one costs proctord a wait
- * (about 50 µs of CPU) every 10 ms; then the terminating wait. Every call
- * ends as soon as proctord does. Returns a proctor_error. */
-static int run_poll(struct run *run)
-{
-	int rc;
-
-	for (int pause = 1;; pause = pause * 2 > 10 ? 10 : pause * 2) {
-		rc = proctor_wait_fd(run->box, 0, 5000, run_gone_pipe[0], &run->r);
-		if (rc != PROCTOR_OK || run->r.kind != PROCTOR_RUNNING)
-			break;
-		run->have_answer = 1;
-		run_pause(pause);
-	}
-	if (rc == PROCTOR_OK)
-		rc = proctor_wait_fd(run->box, 1, 15000, run_gone_pipe[0], &run->r);
-	if (rc == PROCTOR_OK)
-		run->have_answer = 1;
-	return rc;
-}
-
-/* proctord gone (told to go when the waits failed), reaped, and the
+/* proctord reaped (it has closed --end-fd: it ends by itself), and the
  * terminal back. */
-static void run_reap(struct run *run, int rc)
+static void run_reap(struct run *run)
 {
 	if (run->pid > 0) {
-		/* Without its terminating wait proctord would serve for ever:
-		 * end it (grace, kill, clean-up). Not when it has let go of
-		 * its FIFOs (gone, no sandbox): it is ending by itself then,
-		 * and its report is on the way. */
-		if (rc != PROCTOR_OK && rc != PROCTOR_EGONE && rc != PROCTOR_ENOSANDBOX &&
-		    run_alive(run))
-			kill(run->pid, SIGTERM);
-		while (run->pid > 0 && waitpid(run->pid, &run->status, 0) < 0 && errno == EINTR)
+		while (waitpid(run->pid, &run->status, 0) < 0 && errno == EINTR)
 			;
 		run->pid = -1;
 		run_child = 0;
@@ -687,6 +623,8 @@ static int run_read_report(const char *path, struct run_verdict *v)
 	char answer[1100];
 	int n, rc = -1;
 
+	memset(v, 0, sizeof *v);
+	v->user_us = v->sys_us = v->wall_us = v->peak = -1;
 	if (json_is_string(line)) {
 		n = snprintf(answer, sizeof answer, "%lld\n0\n%s\n",
 			     (long long)run_report_int(root, "cpu_us"), json_string_value(line));
@@ -705,29 +643,21 @@ static int run_read_report(const char *path, struct run_verdict *v)
 	return rc;
 }
 
-/* Which verdict the run has. Returns 0, or -1 (said why) when there is none. */
-static int run_verdict(struct run *run, int rc, struct run_verdict *v)
+/* The verdict of a reaped proctord. Returns 0, or -1 (said why) when there
+ * is none. */
+static int run_verdict(struct run *run, struct run_verdict *v)
 {
 	const char *report = run->user_report ? run->user_report : run->report;
 	int st = run->status;
 
-	memset(v, 0, sizeof *v);
-	v->user_us = v->sys_us = v->wall_us = v->peak = -1;
 	/* A report from a proctord that failed may be an old one. */
 	if (WIFEXITED(st) && (WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 4) &&
 	    run_read_report(report, v) == 0)
 		return 0;
-	if (rc == PROCTOR_OK && run->have_answer && run->r.kind != PROCTOR_RUNNING &&
-	    run->r.kind != PROCTOR_INVALID) {
-		v->r = run->r;
-		return 0;
-	}
-	if (rc != PROCTOR_OK && rc != PROCTOR_EGONE)
-		fprintf(stderr, "proctor: run: %s\n", proctor_strerror(rc));
 	if (WIFSIGNALED(st))
 		fprintf(stderr, "proctor: run: proctord was killed by SIG%s before the verdict\n",
 			sigabbrev_np(WTERMSIG(st)) ? sigabbrev_np(WTERMSIG(st)) : "?");
-	else if (rc == PROCTOR_OK || rc == PROCTOR_EGONE)
+	else
 		fprintf(stderr, "proctor: run: proctord exited %d before the verdict\n",
 			WEXITSTATUS(st));
 	return -1;
@@ -791,33 +721,49 @@ static void run_print(const struct run *run, const struct run_verdict *v, int co
 	json_decref(o);
 }
 
+static int run_code(const struct run_verdict *v)
+{
+	int code = run_exit_code(&v->r);
+
+	/* Ended by proctord for our signal: as a shell reports a job that
+	 * signal ended. */
+	if (run_signal && v->r.kind == PROCTOR_KILLED &&
+	    proto_kill_reason_parse(v->r.reason) == KILL_TERMINATE)
+		code = RUN_SIGNAL_BASE + run_signal;
+	return code;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	struct run run;
 	struct run_verdict v;
-	int first = 1, rc, code;
+	int first = 1, rc, code = RUN_INTERNAL, early;
 
 	memset(&run, 0, sizeof run);
 	run.pid = -1;
+	run.end_fd = -1;
 	if ((rc = run_options(argc, argv, &run, &first)) >= 0)
 		return rc;
 	/* At a terminal, and in its foreground: the program gets it. */
 	run.tty = isatty(0) && tcgetpgrp(0) == getpgrp();
 	if (run_start(&run, argc, argv, first) < 0)
 		return RUN_INTERNAL;
-	rc = run_ready(&run) < 0 ? PROCTOR_EGONE : run_poll(&run);
-	run_reap(&run, rc);
-	code = run_verdict(&run, rc, &v);
+	/* Our own report, written before proctord said the end: the verdict
+	 * at once, before proctord's clean-up (cgroups, FIFOs). Not at a
+	 * terminal, which proctord gives back only after its loop; not from
+	 * a --report FILE, which may be an old one if proctord failed. */
+	early = run_await_end(&run) && !run.tty && !run.user_report &&
+		run_read_report(run.report, &v) == 0;
+	if (early) {
+		code = run_code(&v);
+		run_print(&run, &v, code);
+	}
+	run_reap(&run);
+	if (!early && run_verdict(&run, &v) == 0) {
+		code = run_code(&v);
+		run_print(&run, &v, code);
+	}
 	run_remove(&run);
-	if (code < 0)
-		return RUN_INTERNAL;
-	code = run_exit_code(&v.r);
-	/* Ended by proctord for our signal: as a shell reports a job that
-	 * signal ended. */
-	if (run_signal && v.r.kind == PROCTOR_KILLED &&
-	    proto_kill_reason_parse(v.r.reason) == KILL_TERMINATE)
-		code = RUN_SIGNAL_BASE + run_signal;
-	run_print(&run, &v, code);
 	return code;
 }
 

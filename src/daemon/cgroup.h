@@ -41,7 +41,7 @@ struct cg_hier {
 	char *parent;    /* proctord's cgroup in it: the sandbox's goes below */
 	char *path;      /* the sandbox's cgroup, once made */
 	int fd;          /* its directory, locked (flock) for proctord's life; -1 */
-	int procs_fd;    /* its cgroup.procs, for the child to join; -1 */
+	int procs_fd;    /* its cgroup.procs (v1: tasks), for the child to join; -1 */
 	int used;        /* some role is served here */
 };
 

@@ -22,6 +22,7 @@ enum {
 	OPT_CHECK,
 	OPT_DAEMONIZE,
 	OPT_TTY_FOREGROUND,
+	OPT_END_FD,
 };
 
 /* The bash completion (contrib/completion) reads the options from this text:
@@ -62,6 +63,9 @@ static void options_usage(FILE *out)
 		"                       in its foreground, give the terminal's foreground\n"
 		"                       to the program's process group (so it can read what\n"
 		"                       is typed); proctord takes it back at the end\n"
+		"  --end-fd N           once the program has ended and the report is\n"
+		"                       written, write one byte to inherited descriptor N,\n"
+		"                       close it, and end without a terminating wait\n"
 		"\n"
 		"Limits (whole tree unless noted; default unlimited):\n"
 		"  --cpu-time DURATION  CPU time (user + system) of the whole tree\n"
@@ -176,6 +180,7 @@ static const struct option *options_table(void)
 	long_options[n++] = (struct option){"daemonize", no_argument, NULL, OPT_DAEMONIZE};
 	long_options[n++] =
 		(struct option){"tty-foreground", no_argument, NULL, OPT_TTY_FOREGROUND};
+	long_options[n++] = (struct option){"end-fd", required_argument, NULL, OPT_END_FD};
 	long_options[n++] = (struct option){"help", no_argument, NULL, 'h'};
 	long_options[n++] = (struct option){"version", no_argument, NULL, 'V'};
 	long_options[n] = (struct option){NULL, 0, NULL, 0};
@@ -249,6 +254,9 @@ void options_parse(int argc, char **argv, struct options *o)
 			break;
 		case OPT_TTY_FOREGROUND:
 			o->tty_foreground = 1;
+			break;
+		case OPT_END_FD:
+			o->end_fd = optarg;
 			break;
 		case 'h':
 			options_usage(stdout);

@@ -13,6 +13,7 @@ struct options {
 	int check;
 	int daemonize;
 	int tty_foreground;
+	const char *end_fd; /* --end-fd N, or NULL */
 	char **argv;
 };
 

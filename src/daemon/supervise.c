@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: ISC
 // The supervisor: the program's life as a state machine, its timers, limits and end.
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -51,6 +54,50 @@ static void supervise_calm(struct supervisor *s)
 		prio_lower(s->prio);
 }
 
+/* --end-fd: the sandbox has ended and its output is delivered: the report,
+ * then the byte that says so, and proctord ends as after a terminating wait.
+ * A client's terminating wait answered first has ended the loop already. */
+static void supervise_end_announce(struct supervisor *s)
+{
+	if (s->end_fd < 0 || s->state != SV_ENDED || (s->output && !output_done(s->output)))
+		return;
+	/* ENDED -> FINAL -> DONE, as a terminating wait's answer would. */
+	s->state = SV_FINAL;
+	supervise_call_finished(s);
+	if (write(s->end_fd, "1", 1) != 1)
+		log_warn("--end-fd");
+	close(s->end_fd);
+	s->end_fd = -1;
+	supervise_stop(s, EXIT_PROTOCOL_DONE);
+}
+
+int supervise_end_fd_take(const char *arg, char *err, size_t errlen)
+{
+	char *end;
+	long n;
+	int fl, fd;
+
+	errno = 0;
+	n = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] < '0' || arg[0] > '9' || n < 3 || n > INT_MAX) {
+		snprintf(err, errlen, "--end-fd %s: not a descriptor number from 3 up", arg);
+		return -1;
+	}
+	fl = fcntl((int)n, F_GETFL);
+	if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) {
+		snprintf(err, errlen, "--end-fd %s: %s", arg,
+			 fl < 0 ? "not an open descriptor" : "not open for writing");
+		return -1;
+	}
+	fd = fcntl((int)n, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0) {
+		snprintf(err, errlen, "--end-fd %s: %s", arg, strerror(errno));
+		return -1;
+	}
+	close((int)n);
+	return fd;
+}
+
 /* SWEEPING -> ENDED: the figures freeze. */
 static void supervise_end(struct supervisor *s)
 {
@@ -68,6 +115,7 @@ static void supervise_end(struct supervisor *s)
 	if (s->output)
 		output_end(s->output);
 	fifo_kick(s->fifo);
+	supervise_end_announce(s);
 }
 
 /* Kill the whole tree: through the cgroup where one holds it all, and also
@@ -381,6 +429,7 @@ static void supervise_sig_stop(struct supervisor *s)
 static void supervise_kick(struct supervisor *s)
 {
 	fifo_kick(s->fifo);
+	supervise_end_announce(s);
 }
 
 void supervise_call_finished(struct supervisor *s)
@@ -438,6 +487,9 @@ static void supervise_final_delivered(struct supervisor *s)
  * left; ENDED tells the FIFOs). grace: -> GRACE. sig-*: mark proctord
  * interrupted; sig-cut kills if it was already, sig-stop ends the loop.
  * report: -> FINAL, the --report file is written. stop: -> DONE.
+ * With --end-fd, ended (once in ENDED) and kick also announce the end when
+ * the output is delivered: the report (-> FINAL), one byte on the
+ * descriptor, then -> DONE, as a terminating wait's answer would.
  *
  * The FIFOs compose answers from the state and change nothing; an answer
  * that must see fresh state asks for it first with an event: answer (a
@@ -756,6 +808,7 @@ int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limi
 	s->output = output;
 	s->start_us = start_us;
 	s->state = SV_RUNNING;
+	s->end_fd = -1;
 	s->ncpus = supervise_ncpus();
 	measure_init(&s->measure, getpid(), cg);
 	if (child->statusfd >= 0)
@@ -824,5 +877,7 @@ void supervise_finish(struct supervisor *s)
 		close(s->child.errfd);
 	if (s->child.pidfd >= 0)
 		close(s->child.pidfd);
+	if (s->end_fd >= 0)
+		close(s->end_fd);
 	measure_free(&s->measure);
 }

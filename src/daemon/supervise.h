@@ -38,6 +38,10 @@
  * delivered, before the final answer is composed: a client that reads that
  * answer finds the --report file in place.
  *
+ * With an end descriptor (--end-fd), ENDED goes on to DONE by itself: once
+ * the output is delivered, finished() is called, one byte is written to the
+ * descriptor and it is closed; no terminating wait is needed.
+ *
  * Kills are for a limit (timers), the terminating wait, the output limit
  * (output.c) or a denied system call (sysfilter.c). With --output-limit the
  * final answer waits in ENDED until the output left in the pipes is delivered.
@@ -115,6 +119,7 @@ struct supervisor {
 	void (*finished)(void *ctx); /* NULL: nothing to do at the end */
 	void *finished_ctx;
 	int finished_called;
+	int end_fd;                /* --end-fd: written and closed at the end; -1 */
 };
 
 /* Start supervising a spawned child; output (NULL if none) is pumped from
@@ -129,6 +134,10 @@ void supervise_finish(struct supervisor *s);
 /* Call s->finished now if it has not been called (the loop stopped without
  * a final answer: a signal). */
 void supervise_call_finished(struct supervisor *s);
+
+/* --end-fd N: a close-on-exec copy of inherited descriptor N (N is
+ * closed), open for writing. Returns it, or -1 with a message in err. */
+int supervise_end_fd_take(const char *arg, char *err, size_t errlen);
 
 extern const struct fifo_ops supervise_fifo_ops;
 

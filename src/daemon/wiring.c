@@ -200,6 +200,7 @@ void wiring_prepare(struct sandbox *sb, struct options *o)
 	memset(sb, 0, sizeof *sb);
 	sb->o = o;
 	sb->ready_fd = -1;
+	sb->end_fd = -1;
 	sb->filter_sv[0] = sb->filter_sv[1] = -1;
 	if (o->cfg.seccomp_errno)
 		o->cfg.seccomp = 1;
@@ -220,6 +221,8 @@ void wiring_prepare(struct sandbox *sb, struct options *o)
 	sb->in_fd = inherited_fd(o->cfg.stdin_path);
 	sb->out_fd = inherited_fd(o->cfg.stdout_path);
 	sb->err_fd = inherited_fd(o->cfg.stderr_path);
+	if (o->end_fd && (sb->end_fd = supervise_end_fd_take(o->end_fd, err, sizeof err)) < 0)
+		log_fatalx(EXIT_USAGE, "%s", err);
 	/* After those: /dev/fd/N is the caller's. */
 	if (o->cfg.report)
 		wiring_report_open(o);
@@ -451,6 +454,7 @@ int wiring_supervise(struct sandbox *sb)
 		return EXIT_SETUP;
 	}
 	sb->sv.prio = &sb->prio;
+	sb->sv.end_fd = sb->end_fd;
 	sb->fin = (struct finish_ctx){
 	    &o->cfg, &sb->sv, &sb->cg, sb->out, &sb->iso, 0, sb->child.pidns != SPAWN_PIDNS_NONE};
 	if (o->cfg.report) {

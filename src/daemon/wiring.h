@@ -47,6 +47,7 @@ struct sandbox {
 	/* main: options_env, startup_daemonize, startup_supervisor */
 	char **env;
 	int ready_fd; /* --daemonize: the readiness pipe, else -1 */
+	int end_fd;   /* --end-fd: the descriptor the supervisor writes at the end, else -1 */
 	int nice_value;
 	/* wiring_serve */
 	struct ev_loop *loop;

@@ -32,6 +32,8 @@
 #define CPU_LIMIT_US 200000	       // --cpu-time 200ms
 #define WALL_LIMIT_US 200000	       // --wall-time 200ms
 #define TARGET_RATIO 1.5	       // wait p50 within 1.5x of the bare FIFO (issue 16)
+#define TARGET_RUN_RATIO 3.0	       // proctor run -- /bin/true within 3x of /bin/true
+#define TARGET_EXEC_RATIO 1.5	       // start to exec within 1.5x of fork+exec
 #define TARGET_OVER_P50_US 5000	       // CPU-limit overshoot, p50
 #define TARGET_OVER_MAX_US 15000       // CPU-limit overshoot, max
 #define TARGET_SECTION_MIN_US 1000     // section error: 1 ms...
@@ -397,10 +399,22 @@ static void log_dump(const char *log)
 static int child_reap(pid_t pid, unsigned timeout_ms)
 {
 	uint64_t end = now_ns() + (uint64_t)timeout_ms * 1000000u;
+	pid_t r;
 	int st;
 
+	// Blocking, so that a figure that ends with a child's exit is not
+	// rounded up to a polling period; the deadline cuts it short.
+	deadline_arm((timeout_ms + 999) / 1000);
+	do
+		r = waitpid(pid, &st, 0);
+	while (r < 0 && errno == EINTR && !bench_alarm);
+	deadline_disarm();
+	if (r == pid)
+		return st;
+	if (r < 0 && errno != ECHILD)
+		return -1;
 	for (;;) {
-		pid_t r = waitpid(pid, &st, WNOHANG);
+		r = waitpid(pid, &st, WNOHANG);
 
 		if (r == pid)
 			return st;
@@ -549,6 +563,11 @@ __attribute__((format(printf, 2, 3))) static int tmp_path(char *out, const char 
 	return 0;
 }
 
+// From the launcher's fork to its exit, in the last daemon_start.
+static uint64_t daemon_launch_ns;
+// daemon_start leaves b->pid 0: the caller collects the daemon otherwise.
+static bool daemon_unfound;
+
 // Starts proctord --daemonize on prog and returns once it printed its directory.
 static int daemon_start(const struct bench_opts *o, struct box *b, const char *const *limits,
 			const char *const *prog)
@@ -556,7 +575,7 @@ static int daemon_start(const struct bench_opts *o, struct box *b, const char *c
 	const char *argv[32];
 	char dir[PATH_MAX], line[PATH_MAX + 2] = "";
 	size_t argc = 0, got = 0;
-	uint64_t end;
+	uint64_t end, t0;
 	pid_t launcher;
 	int p[2], st;
 
@@ -582,6 +601,7 @@ static int daemon_start(const struct bench_opts *o, struct box *b, const char *c
 
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return bench_fail("pipe: %s", strerror(errno));
+	t0 = now_ns();
 	launcher = fork();
 	if (launcher < 0)
 		return bench_fail("fork: %s", strerror(errno));
@@ -610,6 +630,7 @@ static int daemon_start(const struct bench_opts *o, struct box *b, const char *c
 	close(p[0]);
 	line[got] = '\0';
 	st = child_reap(launcher, 10000);
+	daemon_launch_ns = now_ns() - t0;
 	if (st < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 		if (st < 0) {
 			kill(launcher, SIGKILL);
@@ -632,6 +653,8 @@ static int daemon_start(const struct bench_opts *o, struct box *b, const char *c
 		fprintf(stderr, "bench: note: proctord printed \"%s\" for --dir %s\n", line, dir);
 	if (box_paths(b, line) < 0)
 		return -1;
+	if (daemon_unfound)
+		return 0;
 	b->pid = daemon_find(dir);
 	return b->pid < 0 ? -1 : 0;
 }
@@ -1150,14 +1173,16 @@ static int start_one(const struct bench_opts *o, bool with_proctord, bool in_box
 	return 0;
 }
 
-// The whole of a run: fork, exec, wait; bare /bin/true or proctor run -- /bin/true.
-static int run_one(const struct bench_opts *o, bool with_proctor, bool in_box, uint64_t *ns)
+// The whole of a run: fork, exec, wait; bare /bin/true or proctor run --
+// /bin/true, with the cgroup mode given, in a box or not.
+static int run_one(const struct bench_opts *o, bool with_proctor, const char *cgroup, bool in_box,
+		   uint64_t *ns)
 {
 	const char *bare[] = {o->true_prog, NULL};
-	const char *run[] = {o->proctor, "run", "--cgroup", bench_cgroup ? bench_cgroup : "auto",
+	const char *run[] = {o->proctor, "run", "--cgroup", cgroup,
 			     "--", o->true_prog, NULL};
-	const char *run_box[] = {o->proctor, "run", "--cgroup", bench_cgroup ? bench_cgroup : "auto",
-				 "--box", bench_boxdir, "--", o->true_prog, NULL};
+	const char *run_box[] = {o->proctor, "run", "--cgroup", cgroup, "--box", bench_boxdir,
+				 "--", o->true_prog, NULL};
 	char log[PATH_MAX];
 	uint64_t t0 = now_ns();
 	pid_t pid;
@@ -1184,14 +1209,76 @@ static int run_one(const struct bench_opts *o, bool with_proctor, bool in_box, u
 	return 0;
 }
 
+// proctord --daemonize -- /bin/true, then proctor stop DIR: the launcher's
+// fork to its exit, plus proctor stop's fork to its exit (not the search
+// for the daemon's pid in between, nor the daemon's own exit, which comes
+// after its answer).
+static int daemon_stop_one(const struct bench_opts *o, uint64_t *ns)
+{
+	const char *prog[] = {o->true_prog, NULL};
+	const char *stop[] = {o->proctor, "stop", NULL, NULL};
+	char log[PATH_MAX];
+	uint64_t t0;
+	struct box b;
+	siginfo_t si;
+	pid_t pid;
+	int st, r;
+
+	// Not searched for: /bin/true may have ended, and proctord's title
+	// replaced its command line, before the search.
+	daemon_unfound = true;
+	r = daemon_start(o, &b, NULL, prog);
+	daemon_unfound = false;
+	if (r < 0 || tmp_path(log, "stop.log") < 0)
+		return -1;
+	stop[2] = b.dir;
+	t0 = now_ns();
+	pid = fork();
+	if (pid < 0)
+		return bench_fail("fork: %s", strerror(errno));
+	if (pid == 0)
+		child_exec(stop, -1, log);
+	st = child_reap(pid, 20000);
+	*ns = now_ns() - t0 + daemon_launch_ns;
+	if (st < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		if (st < 0) {
+			kill(pid, SIGKILL);
+			child_reap(pid, 1000);
+		}
+		log_dump(log);
+		log_dump(b.log);
+		return bench_fail("proctor stop ended with wait status 0x%x", (unsigned)st);
+	}
+	// The daemon, ours as subreaper, is the one child that ends now.
+	memset(&si, 0, sizeof(si));
+	deadline_arm(5);
+	do
+		r = waitid(P_ALL, 0, &si, WEXITED);
+	while (r < 0 && errno == EINTR && !bench_alarm);
+	deadline_disarm();
+	if (r < 0 || si.si_code != CLD_EXITED || si.si_status != 0)
+		return bench_fail("proctord did not exit 0 after proctor stop (%s, code %d, status %d)",
+				  r < 0 ? strerror(errno) : "reaped", si.si_code, si.si_status);
+	return 0;
+}
+
+// One row; with a goal (ratio > 0) also its PASS/MISS.
 static void start_rows(const char *fig, const struct samples *pd, const struct samples *bare,
-		       bool ok, const char *bare_name)
+		       bool ok, const char *bare_name, double goal)
 {
 	struct row *r = row_add(fig);
+	char what[72], detail[48];
 	double p50, ref;
 
+	if (goal > 0)
+		FMT(r->target, "<= %gx", goal);
+	FMT(what, "%s within %gx of %s", fig, goal, bare_name);
 	if (!ok || !pd->n || !bare->n) {
 		FMT(r->value, "n/a");
+		if (goal > 0) {
+			FMT(r->result, "n/a");
+			verdict_add(-1, what, "not measured");
+		}
 		return;
 	}
 	p50 = (double)pct(pd->v, pd->n, 0.5) / 1000.0;
@@ -1199,6 +1286,11 @@ static void start_rows(const char *fig, const struct samples *pd, const struct s
 	FMT(r->value, "%.0f", p50);
 	FMT(r->ref, "%s %.0f", bare_name, ref);
 	FMT(r->ratio, "%.1fx", p50 / ref);
+	if (goal > 0) {
+		FMT(r->result, "%s", pass(p50 <= goal * ref));
+		FMT(detail, "%.0f us vs %.0f us: %.2fx", p50, ref, p50 / ref);
+		verdict_add(p50 <= goal * ref, what, detail);
+	}
 }
 
 // Issue 15's target: a box costs at most 3 ms over the same start without one
@@ -1221,9 +1313,11 @@ static void start_box_target(const struct samples *box, const struct samples *no
 
 static void bench_start(const struct bench_opts *o)
 {
-	struct samples pd_exec = {0}, bare_exec = {0}, pd_run = {0}, bare_run = {0};
+	struct samples pd_exec = {0}, bare_exec = {0}, pd_run = {0}, bare_run = {0},
+		       none_run = {0}, stop_run = {0};
 	struct samples box_exec = {0}, box_run = {0};
 	bool exec_ok = true, run_ok = true, box_ok = true;
+	const char *mode = bench_cgroup ? bench_cgroup : "auto";
 
 	fprintf(stderr, "bench: start-up, %ld starts each...\n", o->starts);
 	// Without a box, with one, and bare, in turns: a drift of the machine
@@ -1247,36 +1341,49 @@ static void bench_start(const struct bench_opts *o)
 		if (box_ok)
 			samples_add(&box_exec, c);
 	}
+	// The four kinds of run take turns, so that a drift of the machine
+	// affects them alike.
 	for (long i = 0; i < o->starts && run_ok; i++) {
-		uint64_t a = 0, b = 0, c = 0;
+		uint64_t a = 0, b = 0, c = 0, d = 0, e = 0;
 
-		if (run_one(o, false, false, &a) < 0 || run_one(o, true, false, &b) < 0) {
+		if (run_one(o, false, mode, false, &a) < 0 || run_one(o, true, mode, false, &b) < 0 ||
+		    run_one(o, true, "none", false, &c) < 0 || daemon_stop_one(o, &d) < 0) {
 			run_ok = false;
 			phase_failed("proctor run -- /bin/true");
 			break;
 		}
 		samples_add(&bare_run, a);
 		samples_add(&pd_run, b);
-		if (box_ok && run_one(o, true, true, &c) < 0) {
+		samples_add(&none_run, c);
+		samples_add(&stop_run, d);
+		if (box_ok && run_one(o, true, mode, true, &e) < 0) {
 			box_ok = false;
 			phase_failed("proctor run --box -- /bin/true");
 		}
 		if (box_ok)
-			samples_add(&box_run, c);
+			samples_add(&box_run, e);
 	}
 	samples_sort(&pd_exec);
 	samples_sort(&bare_exec);
 	samples_sort(&pd_run);
 	samples_sort(&bare_run);
+	samples_sort(&none_run);
+	samples_sort(&stop_run);
 	samples_sort(&box_exec);
 	samples_sort(&box_run);
-	start_rows("start to exec p50 (us), proctord", &pd_exec, &bare_exec, exec_ok, "fork+exec");
+	start_rows("start to exec p50 (us), proctord", &pd_exec, &bare_exec, exec_ok, "fork+exec",
+		   TARGET_EXEC_RATIO);
 	start_rows("start to exec p50 (us), proctord --box", &box_exec, &bare_exec, box_ok,
-		   "fork+exec");
+		   "fork+exec", 0);
 	start_box_target(&box_exec, &pd_exec, box_ok && exec_ok, "--box start to exec over none");
-	start_rows("proctor run -- /bin/true p50 (us)", &pd_run, &bare_run, run_ok, "/bin/true");
+	start_rows("proctor run -- /bin/true p50 (us)", &pd_run, &bare_run, run_ok, "/bin/true",
+		   TARGET_RUN_RATIO);
+	start_rows("proctor run --cgroup none, p50 (us)", &none_run, &bare_run, run_ok,
+		   "/bin/true", 0);
+	start_rows("--daemonize + proctor stop, p50 (us)", &stop_run, &bare_run, run_ok,
+		   "/bin/true", 0);
 	start_rows("proctor run --box -- /bin/true p50 (us)", &box_run, &bare_run, box_ok,
-		   "/bin/true");
+		   "/bin/true", 0);
 	start_box_target(&box_run, &pd_run, box_ok && run_ok, "--box run over none");
 	if (bench_boxdir[0])
 		rmdir(bench_boxdir);
@@ -1286,6 +1393,8 @@ static void bench_start(const struct bench_opts *o)
 	free(bare_run.v);
 	free(box_exec.v);
 	free(box_run.v);
+	free(none_run.v);
+	free(stop_run.v);
 }
 
 // --- limit overshoot ---------------------------------------------------------
