@@ -211,6 +211,12 @@ void wiring_prepare(struct sandbox *sb, struct options *o)
 	if (box_prepare(&sb->box, &o->cfg, sb->iso.set_uid ? sb->iso.uid : geteuid(),
 			sb->iso.set_gid ? sb->iso.gid : getegid(), err, sizeof err) < 0)
 		log_fatalx(EXIT_USAGE, "%s", err);
+	/* Without capabilities, uid 0 still owns what it makes: a set-user-ID
+	 * file it leaves in DIR is nosuid in the box, not on the host. */
+	if (sb->box.active && geteuid() == 0 && !(sb->iso.set_uid && sb->iso.uid != 0))
+		log_warnx("warning: --box without --user: the program runs as uid 0, and "
+			  "may leave set-user-ID root files in %s and the --bind directories",
+			  o->cfg.box);
 	sb->iso.unshare_net |= sb->box.active && !sb->box.share_net;
 	sb->iso.unshare_ipc |= sb->box.active;
 	if (o->cfg.seccomp &&

@@ -175,7 +175,11 @@ check_eq "[$who] a C program runs, in /box, as $who" \
 	"/box;uid=$(id -u $who) gid=$(id -g $who) groups=0;" "$(tr '\n' ';' <"$T/tmp/o.c")"
 check_eq "...and what it writes to /box stays in DIR" "result" "$(cat "$BOX/answer" 2>&1)"
 if [ "$rootless" = 0 ]; then
+	# uid 0 without capabilities still owns what it makes, set-user-ID bits too.
+	check_eq "[root] a box without --user: proctord warns that set-user-ID root files may be left in DIR" \
+		1 "$(grep -c 'warning: --box without --user: .*set-user-ID root files' "$PD_ERR")"
 	bx_run "$T/tmp/o.u" --user nobody -- sh -c "$P ids; id -un; echo by-nobody >/box/n"
+	check_eq "...and with --user nobody it does not" 0 "$(grep -c 'set-user-ID' "$PD_ERR")"
 	check_eq "--user nobody in a box: runs as nobody, named in the box's /etc/passwd" \
 		"uid=$(id -u nobody) gid=$ng groups=0;nobody;" "$(tr '\n' ';' <"$T/tmp/o.u")"
 	check_eq "...and its output file is in DIR" "by-nobody" "$(cat "$BOX/n" 2>&1)"
