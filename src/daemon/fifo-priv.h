@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: ISC
-// The purges of fifo.c's queue of owed answers, for fifo.c and its unit test.
+// fifo.c's queue of owed answers and its purges, for fifo.c and its unit test.
 #ifndef PROCTOR_FIFO_PRIV_H
 #define PROCTOR_FIFO_PRIV_H
 
@@ -7,6 +7,8 @@
 
 #include "fifo.h"
 
+/* Queue r at the tail. */
+void fifo_append(struct fifo *f, struct fifo_request *r);
 /* Whether r's client has gone, at now: see FIFO_STALE_US. */
 int fifo_is_stale(const struct fifo *f, const struct fifo_request *r, uint64_t now);
 /* Drop the answers owed to clients that have gone, at now (a terminating

@@ -85,6 +85,16 @@ static int fifo_open_checked(int dirfd, const char *name, int flags, char *err, 
 
 static void fifo_close_wait(struct fifo *f);
 
+void fifo_append(struct fifo *f, struct fifo_request *r)
+{
+	if (f->tail)
+		f->tail->next = r;
+	else
+		f->head = r;
+	f->tail = r;
+	f->pending++;
+}
+
 static void fifo_request_cb(void *ctx, enum request_kind kind, const char *garbage, size_t len)
 {
 	struct fifo *f = ctx;
@@ -117,12 +127,7 @@ static void fifo_request_cb(void *ctx, enum request_kind kind, const char *garba
 		f->accepting = 0;
 		fifo_close_wait(f);
 	}
-	if (f->tail)
-		f->tail->next = r;
-	else
-		f->head = r;
-	f->tail = r;
-	f->pending++;
+	fifo_append(f, r);
 }
 
 static void fifo_wait_cb(struct ev_loop *loop, ev_io *w, int revents)

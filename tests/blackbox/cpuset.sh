@@ -176,16 +176,7 @@ fi
 # tests/vm (pure v2): each proctord alone in a cgroup of its own below the
 # scope, as `systemd-run --scope -p Delegate=yes` starts it, so that it may
 # hand the cpuset controller to the sandbox's cgroup.
-if [ -n "${PROCTOR_TEST_SCOPE:-}" ]; then
-	cat >"$T/proctord-in-scope" <<EOF
-#!/bin/bash
-d="$PROCTOR_TEST_SCOPE/pd.\$\$.\$RANDOM"
-mkdir "\$d" && echo \$\$ > "\$d/cgroup.procs" || exit 3
-exec "$PROCTORD" "\$@"
-EOF
-	chmod 755 "$T/proctord-in-scope"
-	PROCTORD="$T/proctord-in-scope"
-fi
+pd_in_scope
 check_out=$("$PROCTORD" --check --cpuset "$set_" 2>&1)
 if ! grep -Eq "^cpuset .* cgroup[12] cpuset.cpus" <<<"$check_out"; then
 	skip "the cpuset cgroup" "no cpuset hierarchy serves proctord here"

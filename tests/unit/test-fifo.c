@@ -69,12 +69,7 @@ static void push(struct fifo *f, char name, enum request_kind kind, unsigned lon
 	r->arrived_us = arrived;
 	r->garbage[0] = name;
 	r->garbage_len = 1;
-	if (f->tail)
-		f->tail->next = r;
-	else
-		f->head = r;
-	f->tail = r;
-	f->pending++;
+	fifo_append(f, r);
 }
 
 /* The queue's names in order; checks tail and pending on the way. */

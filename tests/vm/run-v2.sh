@@ -33,7 +33,7 @@ set -euo pipefail
 # Under TCG the VM is several times slower than the host: suites that time
 # things to the millisecond (limits, sections, terminate, protocol, client)
 # fail there, and tree's 500 ms wall-time case races on a loaded machine.
-default_suites=(v2-facts shell memory cgroup container)
+default_suites=(v2-facts shell memory cgroup cpuset container)
 
 # Host commands copied into the VM with their libraries, so that the suites
 # meet the same tools as on the host; busybox provides whatever else they call.
