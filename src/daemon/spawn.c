@@ -274,6 +274,29 @@ static void spawn_child_open_stdio(const struct spawn_config *c, int errfd)
 
 /* parent: proctord's pid, or 1 (the init) in a PID namespace; joined: the
  * init has joined the cgroups already. */
+/* In a user namespace the init's capabilities there came along with the
+ * fork: the program gets none, as without a namespace (execve would drop
+ * them; --unshare-net must not depend on that). */
+static void spawn_child_userns_caps(int errfd)
+{
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[2];
+
+	memset(data, 0, sizeof data);
+	if (syscall(SYS_capset, &hdr, data) < 0)
+		spawn_report(errfd, STAGE_SETUP, errno, "capset");
+}
+
+/* If proctord (or the init) dies, so does the program (nsjail #69). The
+ * check after it closes the race with a parent that died before the prctl. */
+static void spawn_child_deathsig(int errfd, pid_t parent)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		spawn_report(errfd, STAGE_SETUP, errno, "PR_SET_PDEATHSIG");
+	if (getppid() != parent)
+		_exit(127);
+}
+
 static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent, int joined)
 {
 	const struct isolate none_isolate = {0};
@@ -283,17 +306,8 @@ static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent, i
 	const char *what = NULL;
 	int in_box = joined && c->box && c->box->active;
 
-	/* In a user namespace the init's capabilities there came along with
-	 * the fork: the program gets none, as without a namespace (execve
-	 * would drop them; --unshare-net must not depend on that). */
-	if (joined && spawn_uid_map[0]) {
-		struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
-		struct __user_cap_data_struct data[2];
-
-		memset(data, 0, sizeof data);
-		if (syscall(SYS_capset, &hdr, data) < 0)
-			spawn_report(errfd, STAGE_SETUP, errno, "capset");
-	}
+	if (joined && spawn_uid_map[0])
+		spawn_child_userns_caps(errfd);
 
 	spawn_child_prepare(c, errfd, !joined, keep, sizeof keep / sizeof keep[0]);
 
@@ -306,12 +320,7 @@ static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent, i
 		spawn_report(errfd, STAGE_SETUP, errno, what);
 	if (c->tty_foreground)
 		spawn_child_foreground();
-	/* If proctord (or the init) dies, so does the program (nsjail #69). The check after
-	 * it closes the race with a parent that died before the prctl. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
-		spawn_report(errfd, STAGE_SETUP, errno, "PR_SET_PDEATHSIG");
-	if (getppid() != parent)
-		_exit(127);
+	spawn_child_deathsig(errfd, parent);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		spawn_report(errfd, STAGE_SETUP, errno, "PR_SET_NO_NEW_PRIVS");
 	/* proctord may have raised its own priority; the program must not
@@ -351,10 +360,7 @@ static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent, i
 		spawn_child_drop_caps(errfd);
 	/* A change of identity clears the parent-death signal: set it again,
 	 * and check again that proctord is still there. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
-		spawn_report(errfd, STAGE_SETUP, errno, "PR_SET_PDEATHSIG");
-	if (getppid() != parent)
-		_exit(127);
+	spawn_child_deathsig(errfd, parent);
 	/* As the program's user: a directory it cannot enter is its failure. */
 	if (c->chdir && chdir(c->chdir) < 0)
 		spawn_report(errfd, STAGE_CHDIR, errno, c->chdir);
