@@ -105,6 +105,8 @@ static void supervise_end(struct supervisor *s)
 	s->end_us = now_us();
 	ev_timer_stop(s->loop, &s->sweep_timer);
 	s->final_cpu_us = measure_cpu_us_settled(&s->measure);
+	if (s->ended)
+		s->ended(s->ended_ctx);
 	if (s->interrupted) {
 		/* The output gets a last flush in output_close. */
 		supervise_stop(s, EXIT_INTERRUPTED);
@@ -480,7 +482,8 @@ static void supervise_final_delivered(struct supervisor *s)
  *
  * reap: collect what ended; the main process's end is main-gone, at once.
  * ended: -> SWEEPING, the verdict from its wait status (or the kill's
- * reason), and -> ENDED if nothing is left. wall, cpu (once over the
+ * reason), and -> ENDED if nothing is left (the ended hook runs then: a
+ * box's set-id files go, boxstrip.c). wall, cpu (once over the
  * budget), term, output, syscall, oom (once an OOM kill is counted): reap,
  * then -> KILLING for that reason unless the program has ended meanwhile.
  * kill-more, sweep: kill the leftovers again (sweep: -> ENDED once none is

@@ -116,6 +116,10 @@ struct supervisor {
 	ev_io err_io;
 	struct ptimer wall_timer, cpu_timer, grace_timer;
 	ev_timer sweep_timer;
+	/* Called once no process of the tree is left (SWEEPING -> ENDED),
+	 * before any answer says so; NULL: nothing. */
+	void (*ended)(void *ctx);
+	void *ended_ctx;
 	void (*finished)(void *ctx); /* NULL: nothing to do at the end */
 	void *finished_ctx;
 	int finished_called;

@@ -15,6 +15,7 @@
 
 #include "cgroup.h"
 #include "box.h"
+#include "boxstrip.h"
 #include "config.h"
 #include "cpuset.h"
 #include "log.h"
@@ -211,12 +212,6 @@ void wiring_prepare(struct sandbox *sb, struct options *o)
 	if (box_prepare(&sb->box, &o->cfg, sb->iso.set_uid ? sb->iso.uid : geteuid(),
 			sb->iso.set_gid ? sb->iso.gid : getegid(), err, sizeof err) < 0)
 		log_fatalx(EXIT_USAGE, "%s", err);
-	/* Without capabilities, uid 0 still owns what it makes: a set-user-ID
-	 * file it leaves in DIR is nosuid in the box, not on the host. */
-	if (sb->box.active && geteuid() == 0 && !(sb->iso.set_uid && sb->iso.uid != 0))
-		log_warnx("warning: --box without --user: the program runs as uid 0, and "
-			  "may leave set-user-ID root files in %s and the --bind directories",
-			  o->cfg.box);
 	sb->iso.unshare_net |= sb->box.active && !sb->box.share_net;
 	sb->iso.unshare_ipc |= sb->box.active;
 	if (o->cfg.seccomp &&
@@ -236,7 +231,16 @@ void wiring_prepare(struct sandbox *sb, struct options *o)
 
 void wiring_prepare_free(struct sandbox *sb)
 {
+	boxstrip_close(&sb->strip);
 	sysfilter_free(&sb->filter);
+}
+
+/* The supervisor's ended hook: the box is empty, its set-id files go. */
+static void wiring_box_ended(void *ctx)
+{
+	struct sandbox *sb = ctx;
+
+	boxstrip_run(&sb->strip);
 }
 
 int wiring_cgroups(struct sandbox *sb)
@@ -412,7 +416,11 @@ static void wiring_spawn(struct sandbox *sb)
 				   strerror(sb->child.pidns_err));
 		log_fatal(EXIT_SETUP, "cannot start %s", sb->o->argv[0]);
 	}
-	box_free(&sb->box); /* the init has its copy */
+	/* The init has its copy; what the box can write is kept for the
+	 * end. */
+	if (sb->box.active && boxstrip_keep(&sb->strip, &sb->box) < 0)
+		log_warn("warning: --box: cannot keep the box's directory for the end");
+	box_free(&sb->box);
 	if (sb->child.pidns_err)
 		log_warnx("warning: cannot make a PID namespace for the program (%s): it may "
 			  "outlive proctord if it clears its parent-death signal",
@@ -461,6 +469,10 @@ int wiring_supervise(struct sandbox *sb)
 	}
 	sb->sv.prio = &sb->prio;
 	sb->sv.end_fd = sb->end_fd;
+	if (sb->strip.n) {
+		sb->sv.ended = wiring_box_ended;
+		sb->sv.ended_ctx = sb;
+	}
 	sb->fin = (struct finish_ctx){
 	    &o->cfg, &sb->sv, &sb->cg, sb->out, &sb->iso, 0, sb->child.pidns != SPAWN_PIDNS_NONE};
 	if (o->cfg.report) {

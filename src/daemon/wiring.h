@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "box.h"
+#include "boxstrip.h"
 #include "cgroup.h"
 #include "fifo.h"
 #include "isolate.h"
@@ -40,6 +41,7 @@ struct sandbox {
 	/* wiring_prepare */
 	struct isolate iso;
 	struct box box;
+	struct boxstrip strip; /* DIR and the read-write binds, for the end */
 	struct sysfilter filter;
 	int in_fd, out_fd, err_fd; /* the caller's /dev/fd/N, or -1 */
 	/* wiring_cgroups */
