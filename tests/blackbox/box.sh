@@ -8,11 +8,11 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 rootless=${BOX_ROOTLESS:-0}
 if [ "$(id -u)" != 0 ]; then
 	echo "1..0 # SKIP needs root (to run the box as root, or to become nobody)"
-	exit 77
+	exit 0
 fi
 if ! id nobody >/dev/null 2>&1; then
 	echo "1..0 # SKIP no user nobody"
-	exit 77
+	exit 0
 fi
 ng=$(id -g nobody)
 # nobody must reach the helpers, the boxes and the sandbox directories.
@@ -28,11 +28,11 @@ if [ "$rootless" = 1 ]; then
 	if vg_on; then
 		# The user namespace comes from clone3, which valgrind 3.19 lacks.
 		echo "1..0 # SKIP a rootless box under valgrind (no clone3 there)"
-		exit 77
+		exit 0
 	fi
 	if ! setpriv --reuid=nobody --regid="$ng" --clear-groups unshare -Urm true 2>/dev/null; then
 		echo "1..0 # SKIP no unprivileged user namespaces here"
-		exit 77
+		exit 0
 	fi
 fi
 who=root
