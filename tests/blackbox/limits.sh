@@ -22,7 +22,12 @@ sb="$T/cpu"
 pd_start --dir "$sb" --cpu-time 500ms -- "$PROGS/spin"
 pd_poll "$sb" 10
 check_eq "--cpu-time 500ms on a spinner is killed cpu-time" "killed cpu-time" "$ANS_HEAD" || ans_diag
-native timing check_range "...with reported CPU between the limit and limit + 5 ms" 500000 505000 "${ANS_CPU:-x}"
+# One sample: 5 ms is the benchmark's p50 target; under ASan proctord runs
+# slower, and one sample is held to the benchmark's max (15 ms) instead.
+over=5
+ldd "$PROCTORD" 2>/dev/null | grep -q libasan && over=15
+native timing check_range "...with reported CPU between the limit and limit + $over ms" \
+	500000 $((500000 + over * 1000)) "${ANS_CPU:-x}"
 wait0 "$sb"
 
 # Four spinning threads use min(4, CPUs) CPUs, so 2 s of CPU is spent in about
