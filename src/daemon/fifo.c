@@ -6,9 +6,11 @@
 // there: an O_WRONLY|O_NONBLOCK open of the status FIFO succeeds exactly when
 // a client is waiting in its open (or holds it open). Then the answer goes in
 // one write() and our end is closed, so the reader sees the answer and EOF.
-// If nobody is there yet (ENXIO), the open is retried from a timer with a
-// short backoff: a FIFO gives no event for a reader blocked in open(), and an
-// answer left in the pipe in advance could be read stale by the next client.
+// If nobody is there yet (ENXIO), the answer goes to the opener thread
+// (opener.c), which waits for the reader in a blocking open(): a FIFO gives
+// no event for a reader blocked in its open(), and an answer left in the
+// pipe in advance could be read stale by the next client. Without that
+// thread, the open is retried from a timer with a short backoff.
 // After writing, proctord waits for that reader to close (inotify
 // IN_CLOSE_NOWRITE) before the next answer: a reader still blocked in read()
 // would otherwise take the next answer as part of its own.
@@ -84,6 +86,8 @@ static int fifo_open_checked(int dirfd, const char *name, int flags, char *err, 
 }
 
 static void fifo_close_wait(struct fifo *f);
+static int fifo_deliver_fd(struct fifo *f, int fd, char *buf, size_t len);
+static void fifo_await_close(struct fifo *f);
 
 void fifo_append(struct fifo *f, struct fifo_request *r)
 {
@@ -177,6 +181,15 @@ static void fifo_pop(struct fifo *f)
 
 static void fifo_release(struct fifo *f)
 {
+	int fd = opener_cancel(&f->opener);
+
+	if (fd >= 0) {
+		if (f->reader_fd >= 0)
+			close(f->reader_fd);
+		f->reader_fd = fd;
+	}
+	if (f->opener.wedged)
+		f->opener_failed = 1;
 	ptimer_stop(&f->retry);
 	ev_timer_stop(f->loop, &f->timeout);
 	f->state = FIFO_IDLE;
@@ -278,8 +291,89 @@ static void fifo_ino_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct fifo *f = w->data;
 
-	if (fifo_read_events(f) && f->state == FIFO_WAIT_CLOSE)
+	if (!fifo_read_events(f))
+		return;
+	if (f->state == FIFO_WAIT_CLOSE)
 		fifo_done(f);
+	else if (f->state == FIFO_RETRY && f->opener.in_flight)
+		f->closed_early = 1; /* the opener's reader may have read and gone */
+}
+
+/* The watch for readers' closes of the status FIFO, made at the first
+ * request. Returns 0, or -1 (said why: then a reader's close is not seen,
+ * and each answer waits out FIFO_READER_TIMEOUT). */
+static int fifo_watch(struct fifo *f)
+{
+	if (f->status_wd >= 0)
+		return 0;
+	f->status_wd = inotify_add_watch(f->ino_fd, f->status_path, IN_CLOSE_NOWRITE | IN_DONT_FOLLOW);
+	if (f->status_wd < 0) {
+		log_warn("inotify on %s", f->status_path);
+		return -1;
+	}
+	return 0;
+}
+
+/* (Re)open status_pfd on what is at the name status now, checked. Returns 0,
+ * or -1 (errno set; status_pfd is then -1). */
+static int fifo_status_path_fd(struct fifo *f)
+{
+	struct stat st;
+
+	if (f->status_pfd >= 0)
+		close(f->status_pfd);
+	f->status_pfd = openat(f->dirfd, "status", O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (f->status_pfd < 0)
+		return -1;
+	if (fstat(f->status_pfd, &st) < 0 || !S_ISFIFO(st.st_mode) || st.st_uid != f->euid) {
+		close(f->status_pfd);
+		f->status_pfd = -1;
+		errno = EPERM;
+		return -1;
+	}
+	f->status_dev = st.st_dev;
+	f->status_ino = st.st_ino;
+	return 0;
+}
+
+/* Another FIFO is at the name status (ours, put there when a reader held
+ * the old one for too long, or someone's who may write the directory):
+ * inotify and the opener follow it. Returns 0, or -1 (it is not a FIFO of
+ * ours; the opener is not used). */
+static int fifo_status_moved(struct fifo *f)
+{
+	int wd;
+
+	if (f->status_wd >= 0) {
+		/* inotify watches an inode: follow the new one, forget the old. */
+		wd = inotify_add_watch(f->ino_fd, f->status_path, IN_CLOSE_NOWRITE | IN_DONT_FOLLOW);
+		if (wd < 0)
+			log_warn("inotify on %s", f->status_path);
+		if (f->status_wd != wd)
+			inotify_rm_watch(f->ino_fd, f->status_wd);
+		f->status_wd = wd;
+	}
+	if (fifo_status_path_fd(f) < 0)
+		return -1;
+	opener_set_path(&f->opener, f->status_pfd);
+	return 0;
+}
+
+/* Whether what is at the name status now is the FIFO we follow. */
+static int fifo_status_is(const struct fifo *f, const struct stat *st)
+{
+	return f->status_pfd >= 0 && st->st_dev == f->status_dev && st->st_ino == f->status_ino;
+}
+
+/* Before the opener waits on it: the FIFO at the name status. Returns 0, or
+ * -1 (none fit). */
+static int fifo_status_follow(struct fifo *f)
+{
+	struct stat st;
+
+	if (fstatat(f->dirfd, "status", &st, AT_SYMLINK_NOFOLLOW) == 0 && fifo_status_is(f, &st))
+		return 0;
+	return fifo_status_moved(f);
 }
 
 /* Put a fresh status FIFO in place of the one a reader holds and may hold
@@ -289,7 +383,7 @@ static int fifo_replace_status(struct fifo *f)
 {
 	char tmp[64];
 	struct stat st;
-	int old, wd;
+	int old;
 
 	/* Our own write end on the old FIFO: the clients that came meanwhile
 	 * and wait in their open() (or poll) on it are let go when we close
@@ -323,13 +417,7 @@ static int fifo_replace_status(struct fifo *f)
 		close(old);
 		return -1;
 	}
-	/* inotify watches an inode: follow the new one, forget the old. */
-	wd = inotify_add_watch(f->ino_fd, f->status_path, IN_CLOSE_NOWRITE);
-	if (wd < 0)
-		log_warn("inotify on %s", f->status_path);
-	if (f->status_wd >= 0 && f->status_wd != wd)
-		inotify_rm_watch(f->ino_fd, f->status_wd);
-	f->status_wd = wd;
+	fifo_status_moved(f);
 	close(old);
 	return 0;
 }
@@ -360,6 +448,9 @@ static void fifo_timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
 			  FIFO_READER_TIMEOUT);
 		fifo_drop_owed(f);
 	}
+	if (f->state == FIFO_RETRY)
+		log_warnx("no client opened the status FIFO within %.0fs; answer dropped",
+			  FIFO_READER_TIMEOUT);
 	fifo_done(f);
 }
 
@@ -377,10 +468,15 @@ static size_t fifo_compose(struct fifo *f, char *buf, size_t len)
 static int fifo_try_deliver(struct fifo *f, char *buf, size_t len)
 {
 	struct stat st;
-	ssize_t n;
 	int fd;
 
-	fd = openat(f->dirfd, "status", O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	if (f->reader_fd >= 0) {
+		/* A reader already waits on it (the opener's, given up). */
+		fd = f->reader_fd;
+		f->reader_fd = -1;
+	} else {
+		fd = openat(f->dirfd, "status", O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	}
 	if (fd < 0) {
 		if (errno == ENXIO)
 			return -1;
@@ -394,6 +490,19 @@ static int fifo_try_deliver(struct fifo *f, char *buf, size_t len)
 		fifo_drop_head(f);
 		return 1;
 	}
+	/* Its reader's close is to be seen. */
+	if (!fifo_status_is(f, &st))
+		fifo_status_moved(f);
+	return fifo_deliver_fd(f, fd, buf, len);
+}
+
+/* The reader is there (fd, the status FIFO open for writing): the head's
+ * answer, buf's if len > 0 else one composed now, goes to it. Returns 0, or
+ * 1 if dropped (the reader had gone). */
+static int fifo_deliver_fd(struct fifo *f, int fd, char *buf, size_t len)
+{
+	ssize_t n;
+
 	/* Close events so far are from earlier readers. */
 	fifo_read_events(f);
 	if (len == 0)
@@ -413,8 +522,74 @@ static int fifo_try_deliver(struct fifo *f, char *buf, size_t len)
 		log_warn("write status FIFO");
 	close(fd);
 	f->last_taken_us = now_us();
+	fifo_await_close(f);
+	return 0;
+}
+
+/* An answer is out: now for its reader to leave, within the deadline. */
+static void fifo_await_close(struct fifo *f)
+{
 	ptimer_stop(&f->retry);
 	f->state = FIFO_WAIT_CLOSE;
+	ev_timer_stop(f->loop, &f->timeout);
+	ev_timer_set(&f->timeout, FIFO_READER_TIMEOUT, 0.);
+	ev_timer_start(f->loop, &f->timeout);
+}
+
+/* The opener's word on the head's answer. */
+static void fifo_opener_cb(void *ctx, enum opener_result r, int fd, int err)
+{
+	struct fifo *f = ctx;
+	char buf[REPORT_RESPONSE_MAX];
+
+	if (f->state != FIFO_RETRY || !f->head) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	switch (r) {
+	case OPENER_DELIVERED:
+		f->last_taken_us = now_us();
+		if (err == EPIPE) {
+			/* The reader came and went before the answer. */
+			fifo_done(f);
+			return;
+		}
+		if (err)
+			log_warnx("write status FIFO: %s", strerror(err));
+		fifo_await_close(f);
+		if (f->closed_early)
+			fifo_done(f);
+		return;
+	case OPENER_LATE:
+		/* The reader came late: it gets figures from when it came. */
+		fifo_deliver_fd(f, fd, buf, 0);
+		break;
+	case OPENER_FAILED:
+		log_warnx("open status FIFO: %s; answer dropped",
+			  err ? strerror(err) : "not a FIFO of ours");
+		fifo_drop_head(f);
+		break;
+	}
+	fifo_kick(f);
+}
+
+/* Nobody there yet: the opener waits for the reader (0), or it cannot be
+ * had (-1: poll). */
+static int fifo_hand_over(struct fifo *f, const char *buf, size_t len, uint64_t composed_us)
+{
+	if (f->opener_failed || fifo_status_follow(f) < 0)
+		return -1;
+	if (!f->opener.started &&
+	    opener_start(&f->opener, f->loop, f->status_pfd, fifo_opener_cb, f) < 0) {
+		log_warn("cannot start a thread to wait for readers; polling for them instead");
+		f->opener_failed = 1;
+		return -1;
+	}
+	/* Close events so far are from earlier readers. */
+	fifo_read_events(f);
+	f->closed_early = 0;
+	opener_submit(&f->opener, buf, len, composed_us);
 	ev_timer_stop(f->loop, &f->timeout);
 	ev_timer_set(&f->timeout, FIFO_READER_TIMEOUT, 0.);
 	ev_timer_start(f->loop, &f->timeout);
@@ -458,6 +633,7 @@ void fifo_kick(struct fifo *f)
 			return;
 		f->state = FIFO_RETRY;
 		f->owed_since_us = now_us();
+		fifo_watch(f);
 		/* Compose before the first open: meanwhile the client, which has
 		 * just written its request, reaches its open of the status FIFO. */
 		len = fifo_compose(f, buf, sizeof buf);
@@ -467,6 +643,8 @@ void fifo_kick(struct fifo *f)
 		if (r < 0)
 			break;
 	}
+	if (fifo_hand_over(f, buf, len, f->owed_since_us) == 0)
+		return;
 	f->retry_ns = FIFO_RETRY_MIN_NS;
 	ptimer_arm(&f->retry, f->retry_ns);
 }
@@ -481,7 +659,7 @@ int fifo_open(struct fifo *f, struct ev_loop *loop, int dirfd, const char *dirpa
 	f->dirfd = dirfd;
 	f->ops = ops;
 	f->ctx = ctx;
-	f->wait_rfd = f->wait_wfd = f->ino_fd = f->status_wd = -1;
+	f->wait_rfd = f->wait_wfd = f->ino_fd = f->status_wd = f->status_pfd = f->reader_fd = -1;
 	f->retry.fd = -1;
 	f->euid = geteuid();
 	f->accepting = 1;
@@ -516,9 +694,12 @@ int fifo_open(struct fifo *f, struct ev_loop *loop, int dirfd, const char *dirpa
 			 "one; raise fs.inotify.max_user_instances, 128 by default)");
 		goto error;
 	}
-	if (f->ino_fd < 0 ||
-	    (f->status_wd = inotify_add_watch(f->ino_fd, f->status_path, IN_CLOSE_NOWRITE)) < 0) {
-		snprintf(err, errlen, "inotify on %s: %s", f->status_path, strerror(errno));
+	if (f->ino_fd < 0) {
+		snprintf(err, errlen, "inotify: %s", strerror(errno));
+		goto error;
+	}
+	if (fifo_status_path_fd(f) < 0) {
+		snprintf(err, errlen, "status is not a FIFO of ours; refusing to use it");
 		goto error;
 	}
 	ev_io_init(&f->wait_io, fifo_wait_cb, f->wait_rfd, EV_READ);
@@ -561,12 +742,24 @@ void fifo_start(struct fifo *f)
 
 void fifo_close(struct fifo *f)
 {
+	opener_close(&f->opener);
 	if (f->loop) {
 		ev_io_stop(f->loop, &f->wait_io);
 		ev_io_stop(f->loop, &f->ino_io);
 		ev_timer_stop(f->loop, &f->timeout);
 	}
 	ptimer_close(&f->retry);
+	/* The kernel frees the watch after a grace period: from now on, while
+	 * the rest is cleaned up, rather than in fifo_close_inotify. */
+	if (f->status_wd >= 0)
+		inotify_rm_watch(f->ino_fd, f->status_wd);
+	f->status_wd = -1;
+	if (f->status_pfd >= 0)
+		close(f->status_pfd);
+	f->status_pfd = -1;
+	if (f->reader_fd >= 0)
+		close(f->reader_fd);
+	f->reader_fd = -1;
 	while (f->head) {
 		struct fifo_request *r = f->head;
 
@@ -579,9 +772,7 @@ void fifo_close(struct fifo *f)
 		close(f->wait_rfd);
 	if (f->wait_wfd >= 0)
 		close(f->wait_wfd);
-	if (f->ino_fd >= 0)
-		close(f->ino_fd);
-	f->wait_rfd = f->wait_wfd = f->ino_fd = -1;
+	f->wait_rfd = f->wait_wfd = -1;
 	if (f->created_wait)
 		unlinkat(f->dirfd, "wait", 0);
 	if (f->created_status)
@@ -589,4 +780,11 @@ void fifo_close(struct fifo *f)
 	f->created_wait = f->created_status = 0;
 	free(f->status_path);
 	f->status_path = NULL;
+}
+
+void fifo_close_inotify(struct fifo *f)
+{
+	if (f->ino_fd >= 0)
+		close(f->ino_fd);
+	f->ino_fd = -1;
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "opener.h"
 #include "ptimer.h"
 #include "request.h"
 
@@ -39,7 +40,8 @@ struct fifo_ops {
 
 enum fifo_state {
 	FIFO_IDLE,       /* nothing being answered */
-	FIFO_RETRY,      /* an answer is owed, but no reader has opened yet */
+	FIFO_RETRY,      /* an answer is owed, but no reader has opened yet: the
+			  * opener waits for it (else a timer retries) */
 	FIFO_WAIT_CLOSE, /* answer written, waiting for its reader to leave */
 };
 
@@ -50,9 +52,10 @@ enum fifo_state {
 
 /* How long an answer waits for a reader to open the status FIFO, and for that
  * reader to close it again, before proctord gives up on it and moves on.
- * While a reader is awaited, proctord retries its open from FIFO_RETRY_MIN_NS
- * doubling to FIFO_RETRY_MAX_NS: a FIFO gives no event for a reader that is
- * blocked in open(). */
+ * While a reader is awaited, the opener thread waits for it in a blocking
+ * open() (opener.h); only if that thread cannot be had does proctord retry its
+ * open from FIFO_RETRY_MIN_NS doubling to FIFO_RETRY_MAX_NS: a FIFO gives no
+ * event for a reader that is blocked in open(). */
 #define FIFO_RETRY_MIN_NS 20000u
 /* When a terminating request arrives, an answer still owed to a request of an
  * earlier write belongs to a client that is gone if a reader has taken an
@@ -74,7 +77,18 @@ struct fifo {
 	int created_wait, created_status;
 	int wait_rfd, wait_wfd;
 	int ino_fd;
-	int status_wd;      /* inotify's watch on the status FIFO in use */
+	int status_wd;      /* inotify's watch on the status FIFO in use; -1 until
+			     * the first request (a run nobody asks costs no
+			     * watch, whose removal at the end is slow) */
+	int status_pfd;     /* O_PATH descriptor of the status FIFO */
+	dev_t status_dev;   /* ...its device and inode */
+	ino_t status_ino;
+	struct opener opener;
+	int opener_failed;  /* the thread cannot be had: poll */
+	int closed_early;   /* a reader's close came while the opener worked */
+	int reader_fd;      /* the status FIFO open for writing, with a reader
+			     * that came for an answer given up: the next
+			     * answer is its */
 	unsigned swaps;     /* status FIFOs replaced (names the next one) */
 	enum fifo_state state;
 	uint64_t retry_ns;      /* the next open attempt's delay (backoff) */
@@ -104,5 +118,8 @@ void fifo_start(struct fifo *f);
 void fifo_kick(struct fifo *f);
 /* Stop, close, and remove the FIFOs proctord created. */
 void fifo_close(struct fifo *f);
+/* Close the inotify instance: last, after the directory has gone, as it can
+ * take milliseconds (the kernel waits out a grace period for its watch). */
+void fifo_close_inotify(struct fifo *f);
 
 #endif

@@ -308,6 +308,9 @@ void wiring_serve_close(struct sandbox *sb)
 {
 	fifo_close(&sb->fifo);
 	sbdir_close(&sb->dir);
+	/* Last: its close can wait out a grace period, and the directory's
+	 * removal has told clients proctord is done. */
+	fifo_close_inotify(&sb->fifo);
 	ev_loop_destroy(sb->loop);
 }
 

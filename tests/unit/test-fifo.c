@@ -36,6 +36,7 @@ static int setup(void **state)
 	}
 	fx->f.loop = fx->loop;
 	fx->f.retry.fd = -1; /* no timer armed: fifo_release may stop it */
+	fx->f.reader_fd = -1;
 	ev_timer_init(&fx->f.timeout, NULL, FIFO_READER_TIMEOUT, 0.);
 	fx->f.batch = 10; /* the current read of the wait FIFO */
 	*state = fx;

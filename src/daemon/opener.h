@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: ISC
+// The status FIFO's opener: a thread that waits in a blocking open() for the
+// reader an answer is owed to, and hands it the answer the moment it comes.
+#ifndef PROCTOR_OPENER_H
+#define PROCTOR_OPENER_H
+
+#include <ev.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "report.h"
+
+/* An answer composed this long before its reader came is delivered as it
+ * is; a reader that comes later gets one composed when it came. */
+#define OPENER_FRESH_US 1000u
+
+enum opener_result {
+	OPENER_DELIVERED, /* written and closed; err is the write's errno (EPIPE:
+			   * the reader had gone) or 0 */
+	OPENER_LATE,      /* the reader came late: fd is open for the caller to
+			   * write a fresh answer into and close */
+	OPENER_FAILED,    /* the open failed, or what it opened is not a FIFO of
+			   * ours: err says why (0: not ours) */
+};
+
+typedef void (*opener_cb)(void *ctx, enum opener_result r, int fd, int err);
+
+struct opener {
+	struct ev_loop *loop;
+	pthread_t thread;
+	int started;    /* the thread runs */
+	int wedged;     /* a cancelled open() did not return: not used again */
+	int in_flight;  /* a job was submitted and its result not yet taken */
+	int event_fd;   /* the thread's word to the loop */
+	int cancel_fd;  /* our own reader, which lets a cancelled open return */
+	uid_t euid;
+	opener_cb cb;
+	void *ctx;
+	ev_io io;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	/* Under lock. */
+	int path_fd; /* O_PATH descriptor of the status FIFO to open */
+	int job, cancel, quit, done;
+	enum opener_result result;
+	int result_fd, result_err;
+	uint64_t composed_us;
+	size_t len;
+	char buf[REPORT_RESPONSE_MAX];
+};
+
+/* Start the thread. Returns 0, or -1 with errno set (then the caller polls
+ * as before). */
+int opener_start(struct opener *o, struct ev_loop *loop, int path_fd, opener_cb cb, void *ctx);
+/* The status FIFO was replaced: open this one from now on (no job may be in
+ * flight). */
+void opener_set_path(struct opener *o, int path_fd);
+/* Open the status FIFO (blocking, in the thread) and deliver buf there,
+ * composed at composed_us; cb is called from the loop once it is done. */
+void opener_submit(struct opener *o, const char *buf, size_t len, uint64_t composed_us);
+/* Give up the job in flight, if any, at once: cb is not called for it.
+ * Returns -1, or the FIFO open for writing when a reader came meanwhile (a
+ * client waiting for an answer: closing it would give it an empty one). If
+ * the thread cannot be made to let go, wedged is set (the caller polls from
+ * then on). */
+int opener_cancel(struct opener *o);
+/* Stop the thread. */
+void opener_close(struct opener *o);
+
+#endif
