@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -356,7 +357,9 @@ static int run_exit_code(const struct proctor_result *r)
 
 /* proctor run: proctord in the foreground as our child (so the program's
  * stdio is ours), in a private directory PRIV under $TMPDIR: proctord's
- * sandbox PRIV/box and its --report PRIV/report.json. proctor makes no wait
+ * sandbox PRIV/box; its --report goes to a memfd of ours (/dev/fd/N), so no
+ * file is written, synced and renamed for it (PRIV/report.json where there is
+ * no memfd). proctor makes no wait
  * call: proctord gets the write end of a pipe as --end-fd, writes one byte
  * there once the program has ended and the report is written, and ends by
  * itself; proctor blocks in read() until that byte or the end of the pipe
@@ -366,6 +369,7 @@ static int run_exit_code(const struct proctor_result *r)
 struct run {
 	char priv[4096], box[4096 + 8], report[4096 + 16];
 	const char *user_report; /* --report FILE given: read that one */
+	int report_fd;		  /* the memfd proctord writes the report into; -1 */
 	int json;
 	int tty;		  /* stdin is our terminal and we hold its foreground */
 	pid_t pid;		  /* proctord */
@@ -492,7 +496,11 @@ static int run_start(struct run *run, int argc, char **argv, int first)
 		return -1;
 	}
 	snprintf(run->box, sizeof run->box, "%s/box", run->priv);
-	snprintf(run->report, sizeof run->report, "%s/report.json", run->priv);
+	run->report_fd = run->user_report ? -1 : memfd_create("proctor-report", MFD_CLOEXEC);
+	if (run->report_fd >= 0)
+		snprintf(run->report, sizeof run->report, "/dev/fd/%d", run->report_fd);
+	else
+		snprintf(run->report, sizeof run->report, "%s/report.json", run->priv);
 	args = calloc((size_t)argc + 10, sizeof *args);
 	if (!args || pipe2(end, O_CLOEXEC) < 0) {
 		perror("proctor: run");
@@ -531,8 +539,11 @@ static int run_start(struct run *run, int argc, char **argv, int first)
 		if (getppid() == 1)
 			_exit(RUN_INTERNAL);
 		signal(SIGQUIT, SIG_DFL);
-		/* proctord's end of the pipe is the only one left open. */
+		/* proctord's end of the pipe is the only one left open, and
+		 * the memfd for its report. */
 		fcntl(end[1], F_SETFD, 0);
+		if (run->report_fd >= 0)
+			fcntl(run->report_fd, F_SETFD, 0);
 		execvp(args[0], args);
 		fprintf(stderr, "proctor: cannot run %s: %s\n", args[0], strerror(errno));
 		_exit(RUN_INTERNAL);
@@ -596,7 +607,11 @@ static void run_remove(struct run *run)
 		unlink(path);
 	}
 	rmdir(run->box);
-	unlink(run->report);
+	if (run->report_fd >= 0)
+		close(run->report_fd);
+	else
+		unlink(run->report);
+	run->report_fd = -1;
 	if (rmdir(run->priv) < 0)
 		fprintf(stderr, "proctor: run: cannot remove %s: %s\n", run->priv, strerror(errno));
 }
@@ -615,10 +630,32 @@ static json_int_t run_report_int(json_t *o, const char *key)
 	return json_is_integer(v) ? json_integer_value(v) : -1;
 }
 
-/* Read the report proctord wrote at the end. Returns 0 or -1. */
-static int run_read_report(const char *path, struct run_verdict *v)
+/* The report in our memfd, in one read (jansson's json_loadfd reads a
+ * byte at a time); NULL if there is none. */
+static json_t *run_load_memfd(int fd)
 {
-	json_t *root = json_load_file(path, 0, NULL);
+	struct stat st;
+	json_t *root = NULL;
+	char *buf;
+	ssize_t n;
+
+	if (fstat(fd, &st) < 0 || st.st_size <= 0 || st.st_size > (1 << 20))
+		return NULL;
+	buf = malloc((size_t)st.st_size);
+	if (!buf)
+		return NULL;
+	n = pread(fd, buf, (size_t)st.st_size, 0);
+	if (n > 0)
+		root = json_loadb(buf, (size_t)n, 0, NULL);
+	free(buf);
+	return root;
+}
+
+/* Read the report proctord wrote at the end: our memfd (fd >= 0), else the
+ * file at path. Returns 0 or -1. */
+static int run_read_report(int fd, const char *path, struct run_verdict *v)
+{
+	json_t *root = fd < 0 ? json_load_file(path, 0, NULL) : run_load_memfd(fd);
 	json_t *line = json_object_get(json_object_get(root, "status"), "line");
 	char answer[1100];
 	int n, rc = -1;
@@ -652,7 +689,7 @@ static int run_verdict(struct run *run, struct run_verdict *v)
 
 	/* A report from a proctord that failed may be an old one. */
 	if (WIFEXITED(st) && (WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 4) &&
-	    run_read_report(report, v) == 0)
+	    run_read_report(run->user_report ? -1 : run->report_fd, report, v) == 0)
 		return 0;
 	if (WIFSIGNALED(st))
 		fprintf(stderr, "proctor: run: proctord was killed by SIG%s before the verdict\n",
@@ -742,6 +779,7 @@ static int cmd_run(int argc, char **argv)
 	memset(&run, 0, sizeof run);
 	run.pid = -1;
 	run.end_fd = -1;
+	run.report_fd = -1;
 	if ((rc = run_options(argc, argv, &run, &first)) >= 0)
 		return rc;
 	/* At a terminal, and in its foreground: the program gets it. */
@@ -753,7 +791,7 @@ static int cmd_run(int argc, char **argv)
 	 * terminal, which proctord gives back only after its loop; not from
 	 * a --report FILE, which may be an old one if proctord failed. */
 	early = run_await_end(&run) && !run.tty && !run.user_report &&
-		run_read_report(run.report, &v) == 0;
+		run_read_report(run.report_fd, run.report, &v) == 0;
 	if (early) {
 		code = run_code(&v);
 		run_print(&run, &v, code);
