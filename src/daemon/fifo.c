@@ -139,6 +139,7 @@ static void fifo_wait_cb(struct ev_loop *loop, ev_io *w, int revents)
 	struct fifo *f = w->data;
 	char buf[4096];
 
+	opener_poll(&f->opener);
 	/* At most 64 KiB per wake-up: a client flooding the FIFO must not keep
 	 * the loop from its timers; epoll calls again while data is left. */
 	for (int reads = 0; reads < 16 && f->wait_rfd >= 0; reads++) {
@@ -291,6 +292,8 @@ static void fifo_ino_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct fifo *f = w->data;
 
+	/* The opener's answer is out (most likely: here is a close). */
+	opener_poll(&f->opener);
 	if (!fifo_read_events(f))
 		return;
 	if (f->state == FIFO_WAIT_CLOSE)
@@ -441,6 +444,10 @@ void fifo_drop_owed(struct fifo *f)
 static void fifo_timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct fifo *f = w->data;
+
+	/* An answer the opener delivered is now waiting for its close. */
+	if (f->state == FIFO_RETRY && opener_poll(&f->opener))
+		return;
 
 	if (f->state == FIFO_WAIT_CLOSE && fifo_replace_status(f) == 0) {
 		log_warnx("a client held the status FIFO for over %.0fs; it keeps that one, "

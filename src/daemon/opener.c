@@ -72,7 +72,7 @@ static void *opener_main(void *arg)
 
 	pthread_mutex_lock(&o->lock);
 	for (;;) {
-		int fd, err;
+		int fd, err, notify;
 
 		while (!o->quit && (!o->job || o->done))
 			pthread_cond_wait(&o->cond, &o->lock);
@@ -103,8 +103,14 @@ static void *opener_main(void *arg)
 		o->job = 0;
 		o->done = 1;
 		pthread_cond_broadcast(&o->cond);
+		/* A delivered answer needs nothing of the loop at once: its
+		 * reader's close wakes it, and it takes the result then
+		 * (opener_poll). Waking it now would put it between the
+		 * reader and its answer, on the reader's CPU. */
+		notify = !o->cancel && (o->result != OPENER_DELIVERED || o->want_word);
 		pthread_mutex_unlock(&o->lock);
-		eventfd_write(o->event_fd, 1);
+		if (notify)
+			eventfd_write(o->event_fd, 1);
 		pthread_mutex_lock(&o->lock);
 	}
 	pthread_mutex_unlock(&o->lock);
@@ -121,22 +127,33 @@ static void opener_take(struct opener *o, enum opener_result *r, int *fd, int *e
 	o->in_flight = 0;
 }
 
-static void opener_io_cb(struct ev_loop *loop, ev_io *w, int revents)
+int opener_poll(struct opener *o)
 {
-	struct opener *o = w->data;
 	enum opener_result r;
-	eventfd_t count;
 	int fd, err, done;
 
-	eventfd_read(o->event_fd, &count);
+	if (!o->started || o->wedged || !o->in_flight)
+		return 0;
 	pthread_mutex_lock(&o->lock);
 	/* A cancelled job's word comes too: nothing is in flight then. */
 	done = o->in_flight && o->done && !o->cancel;
 	if (done)
 		opener_take(o, &r, &fd, &err);
+	else
+		o->want_word = 1; /* the loop asked too early: it is told */
 	pthread_mutex_unlock(&o->lock);
 	if (done)
 		o->cb(o->ctx, r, fd, err);
+	return done;
+}
+
+static void opener_io_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct opener *o = w->data;
+	eventfd_t count;
+
+	eventfd_read(o->event_fd, &count);
+	opener_poll(o);
 }
 
 int opener_start(struct opener *o, struct ev_loop *loop, int path_fd, opener_cb cb, void *ctx)
@@ -207,6 +224,7 @@ void opener_submit(struct opener *o, const char *buf, size_t len, uint64_t compo
 	o->composed_us = composed_us;
 	o->cancel = 0;
 	o->done = 0;
+	o->want_word = 0;
 	o->job = 1;
 	o->in_flight = 1;
 	pthread_cond_broadcast(&o->cond);

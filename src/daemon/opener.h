@@ -44,6 +44,7 @@ struct opener {
 	/* Under lock. */
 	int path_fd; /* O_PATH descriptor of the status FIFO to open */
 	int job, cancel, quit, done;
+	int want_word; /* the loop polled before the result: tell it by event_fd */
 	enum opener_result result;
 	int result_fd, result_err;
 	uint64_t composed_us;
@@ -60,6 +61,11 @@ void opener_set_path(struct opener *o, int path_fd);
 /* Open the status FIFO (blocking, in the thread) and deliver buf there,
  * composed at composed_us; cb is called from the loop once it is done. */
 void opener_submit(struct opener *o, const char *buf, size_t len, uint64_t composed_us);
+/* The result of the job in flight, if it has one: cb is called now. A
+ * delivered answer does not wake the loop; whatever wakes it next (the
+ * reader's close, a request, a deadline) calls this first. Returns 1 if cb
+ * was called. */
+int opener_poll(struct opener *o);
 /* Give up the job in flight, if any, at once: cb is not called for it.
  * Returns -1, or the FIFO open for writing when a reader came meanwhile (a
  * client waiting for an answer: closing it would give it an empty one). If
