@@ -5,8 +5,10 @@
     build/tests/bench/bench --json run1.json; ... (three runs, say)
     python3 tests/bench/table.py run1.json run2.json run3.json
 
-Every number that differs between the runs becomes a range "low–high"; a
-target's result is PASS when every run passed it, else "MISS (k of n)".
+Every number that differs between the runs becomes a range "low–high", or,
+from three runs on, "median (low–high)" (the middle run's value; with an even
+number of runs, the upper of the two middle ones); a target's result is PASS
+when every run passed it, else "MISS (k of n)".
 """
 import json
 import re
@@ -24,11 +26,16 @@ def merge(texts):
     parts = NUMBER.split(texts[0])
     out = parts[0]
     for i, values in enumerate(columns):
-        nums = [float(v) for v in values]
-        lo, hi = values[nums.index(min(nums))], values[nums.index(max(nums))]
+        ordered = sorted(values, key=float)
+        lo, hi = ordered[0], ordered[-1]
         # "-0.13 to -0.12" reads better than "-0.13–-0.12".
         dash = " to " if lo.startswith("-") or hi.startswith("-") else "–"
-        out += lo if lo == hi else f"{lo}{dash}{hi}"
+        if float(lo) == float(hi):
+            out += lo
+        elif len(values) >= 3:
+            out += f"{ordered[len(ordered) // 2]} ({lo}{dash}{hi})"
+        else:
+            out += f"{lo}{dash}{hi}"
         out += parts[i + 1]
     return out
 
