@@ -175,15 +175,18 @@ int cg_remove_tree(int parentfd, const char *name, int depth)
 	for (int i = 0; i < 200; i++) {
 		struct timespec ts = {0, 5000000};
 
-		if (cg_write_at(fd, "cgroup.kill", "1") < 0)
-			cg_kill_listed(fd);
+		/* Empty (the tree was swept before): removed at once, with no
+		 * kill to try first. */
 		if (unlinkat(parentfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT) {
 			close(fd);
 			return 0;
 		}
 		if (errno != EBUSY)
 			break;
-		nanosleep(&ts, NULL);
+		if (cg_write_at(fd, "cgroup.kill", "1") < 0)
+			cg_kill_listed(fd);
+		if (i > 0)
+			nanosleep(&ts, NULL);
 	}
 	{
 		int saved = errno;
