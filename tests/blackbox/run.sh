@@ -213,4 +213,12 @@ else
 	native timing check_range "...all within 10 s" 0 10000000 $(($(now_us) - t0))
 fi
 
+# Without TMPDIR, the private directory goes to XDG_RUNTIME_DIR (where FIFOs
+# belong; a tmpfs), if it is a directory of ours, and is removed after.
+mkdir -m 700 "$T/xdg-run"
+out=$(env -u TMPDIR XDG_RUNTIME_DIR="$T/xdg-run" "$PROCTOR" run -- sh -c 'ls "$XDG_RUNTIME_DIR"' \
+	</dev/null 2>/dev/null)
+check_re "no TMPDIR: the private directory is made under XDG_RUNTIME_DIR" '^proctor-run\.' "$out"
+check_eq "...and removed" "" "$(ls -A "$T/xdg-run" | grep -v '^vgdb-')"
+
 done_testing
