@@ -55,7 +55,7 @@ if vg_on; then
 	#!/bin/sh
 	exec valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect \\
 		--errors-for-leak-kinds=definite,indirect --error-exitcode=99 \\
-		--track-fds=no --log-file="$T/vg/%p.log" "$PROCTORD_REAL" "\$@"
+		--track-fds=no --vgdb=no --log-file="$T/vg/%p.log" "$PROCTORD_REAL" "\$@"
 	EOF
 	chmod 0755 "$T/proctord"
 	# proctor run starts the proctord named by PROCTORD: the wrapper too.
