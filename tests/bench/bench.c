@@ -489,6 +489,38 @@ static pid_t proc_ppid(pid_t pid)
 	return (pid_t)status_field(buf, "\nPPid:");
 }
 
+// The host pid of the program that says its pid is nspid (its own, in the
+// PID namespace proctord made): proctord's child, or that child's child when
+// the child is the namespace's init. -1 if neither.
+static pid_t program_host_pid(pid_t proctord, long long nspid)
+{
+	pid_t pid = proctord;
+
+	for (int depth = 0; depth < 2; depth++) {
+		char path[96], buf[4096];
+		const char *ns;
+		long long last = -1;
+		char *end;
+
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+		if (read_file(path, buf, sizeof(buf)) < 0 || !(pid = (pid_t)atoi(buf)))
+			return -1;
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+		if (read_file(path, buf, sizeof(buf)) < 0 || !(ns = strstr(buf, "\nNSpid:")))
+			return -1;
+		for (const char *q = ns + 7; *q && *q != '\n'; q = end) {
+			long long v = strtoll(q, &end, 10);
+
+			if (end == q)
+				break;
+			last = v;
+		}
+		if (last == nspid)
+			return pid;
+	}
+	return -1;
+}
+
 // The daemonized proctord is found by its command line: argv[0] names
 // proctord and "--dir DIR" names the unique directory this run gave it. The
 // launcher has been reaped by then; a forked child that has not reached
@@ -1562,6 +1594,7 @@ static int wall_run(const struct bench_opts *o, const char *threads, int64_t *ov
 	const char *status, *p;
 	struct pollfd pfd;
 	struct box b;
+	pid_t host;
 	int pidfd;
 
 	bench_seq++;
@@ -1583,9 +1616,12 @@ static int wall_run(const struct bench_opts *o, const char *threads, int64_t *ov
 		}
 		sleep_ns(200000);
 	}
-	pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+	/* spin stamps its pid in proctord's PID namespace. */
+	host = program_host_pid(b.pid, pid);
+	pidfd = host > 0 ? (int)syscall(SYS_pidfd_open, host, 0) : -1;
 	if (pidfd < 0) {
-		bench_fail("pidfd_open of the program (pid %lld): %s", pid, strerror(errno));
+		bench_fail("pidfd_open of the program (pid %lld, %d on the host): %s", pid,
+			   (int)host, strerror(errno));
 		goto fail;
 	}
 	pfd = (struct pollfd){.fd = pidfd, .events = POLLIN};
