@@ -72,6 +72,7 @@ struct bench_opts {
 	char spin[PATH_MAX];
 	char echo[PATH_MAX];
 	char stamp[PATH_MAX];
+	char floor[PATH_MAX];
 	char burn[PATH_MAX];
 	char sleep_prog[PATH_MAX];
 	char true_prog[PATH_MAX];
@@ -1252,10 +1253,14 @@ static int line_read_u64(int fd, unsigned timeout_ms, uint64_t *v)
 // The box's DIR for the --box figures (made once, under the bench's TMPDIR).
 static char bench_boxdir[PATH_MAX];
 
-static int start_one(const struct bench_opts *o, bool with_proctord, bool in_box, uint64_t *ns)
+enum start_kind { START_BARE, START_PROCTORD, START_BOX, START_FLOOR };
+
+static int start_one(const struct bench_opts *o, enum start_kind kind, uint64_t *ns)
 {
+	bool with_proctord = kind == START_PROCTORD || kind == START_BOX;
 	char dir[PATH_MAX], log[PATH_MAX];
 	const char *bare[] = {o->stamp, NULL};
+	const char *floor_argv[] = {o->floor, o->stamp, NULL};
 	const char *pd[] = {o->proctord, "--dir", dir, "--cgroup", bench_cgroup ? bench_cgroup : "auto",
 			    "--", o->stamp, NULL};
 	// The stamp program is bound at its own path: the box shows nothing else.
@@ -1278,7 +1283,11 @@ static int start_one(const struct bench_opts *o, bool with_proctord, bool in_box
 	if (pid < 0)
 		return bench_fail("fork: %s", strerror(errno));
 	if (pid == 0)
-		child_exec(!with_proctord ? bare : in_box ? pd_box : pd, p[1], log);
+		child_exec(kind == START_BARE	 ? bare
+			   : kind == START_FLOOR ? floor_argv
+			   : kind == START_BOX	 ? pd_box
+						 : pd,
+			   p[1], log);
 	close(p[1]);
 	if (line_read_u64(p[0], 10000, &stamp) < 0) {
 		close(p[0]);
@@ -1304,7 +1313,10 @@ static int start_one(const struct bench_opts *o, bool with_proctord, bool in_box
 	if (st < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 		log_dump(log);
 		return bench_fail("%s ended with wait status 0x%x",
-				  with_proctord ? "proctord" : "stamp", (unsigned)st);
+				  with_proctord		? "proctord"
+				  : kind == START_FLOOR ? "floor"
+							: "stamp",
+				  (unsigned)st);
 	}
 	return 0;
 }
@@ -1315,6 +1327,7 @@ static int run_one(const struct bench_opts *o, bool with_proctor, const char *cg
 		   uint64_t *ns)
 {
 	const char *bare[] = {o->true_prog, NULL};
+	const char *floor_argv[] = {o->floor, "run", o->true_prog, NULL};
 	const char *run[] = {o->proctor, "run", "--cgroup", cgroup,
 			     "--", o->true_prog, NULL};
 	const char *run_box[] = {o->proctor, "run", "--cgroup", cgroup, "--box", bench_boxdir,
@@ -1330,7 +1343,11 @@ static int run_one(const struct bench_opts *o, bool with_proctor, const char *cg
 	if (pid < 0)
 		return bench_fail("fork: %s", strerror(errno));
 	if (pid == 0)
-		child_exec(!with_proctor ? bare : in_box ? run_box : run, -1, log);
+		child_exec(!with_proctor   ? bare
+			   : !cgroup	   ? floor_argv
+			   : in_box	   ? run_box
+					   : run,
+			   -1, log);
 	st = child_reap(pid, 10000);
 	*ns = now_ns() - t0;
 	if (st < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
@@ -1450,7 +1467,7 @@ static void start_box_target(const struct samples *box, const struct samples *no
 static void bench_start(const struct bench_opts *o)
 {
 	struct samples pd_exec = {0}, bare_exec = {0}, pd_run = {0}, bare_run = {0},
-		       none_run = {0}, stop_run = {0};
+		       none_run = {0}, stop_run = {0}, floor_exec = {0}, floor_run = {0};
 	struct samples box_exec = {0}, box_run = {0};
 	bool exec_ok = true, run_ok = true, box_ok = true;
 	const char *mode = bench_cgroup ? bench_cgroup : "auto";
@@ -1461,16 +1478,18 @@ static void bench_start(const struct bench_opts *o)
 	if (tmp_path(bench_boxdir, "boxdir") < 0 || mkdir(bench_boxdir, 0755) < 0)
 		box_ok = false;
 	for (long i = 0; i < o->starts && exec_ok; i++) {
-		uint64_t a = 0, b = 0, c = 0;
+		uint64_t a = 0, b = 0, c = 0, f = 0;
 
-		if (start_one(o, false, false, &a) < 0 || start_one(o, true, false, &b) < 0) {
+		if (start_one(o, START_BARE, &a) < 0 || start_one(o, START_PROCTORD, &b) < 0 ||
+		    start_one(o, START_FLOOR, &f) < 0) {
 			exec_ok = false;
 			phase_failed("start-to-exec");
 			break;
 		}
 		samples_add(&bare_exec, a);
 		samples_add(&pd_exec, b);
-		if (box_ok && start_one(o, true, true, &c) < 0) {
+		samples_add(&floor_exec, f);
+		if (box_ok && start_one(o, START_BOX, &c) < 0) {
 			box_ok = false;
 			phase_failed("start-to-exec --box");
 		}
@@ -1480,10 +1499,11 @@ static void bench_start(const struct bench_opts *o)
 	// The four kinds of run take turns, so that a drift of the machine
 	// affects them alike.
 	for (long i = 0; i < o->starts && run_ok; i++) {
-		uint64_t a = 0, b = 0, c = 0, d = 0, e = 0;
+		uint64_t a = 0, b = 0, c = 0, d = 0, e = 0, f = 0;
 
 		if (run_one(o, false, mode, false, &a) < 0 || run_one(o, true, mode, false, &b) < 0 ||
-		    run_one(o, true, "none", false, &c) < 0 || daemon_stop_one(o, &d) < 0) {
+		    run_one(o, true, "none", false, &c) < 0 || daemon_stop_one(o, &d) < 0 ||
+		    run_one(o, true, NULL, false, &f) < 0) {
 			run_ok = false;
 			phase_failed("proctor run -- /bin/true");
 			break;
@@ -1492,6 +1512,7 @@ static void bench_start(const struct bench_opts *o)
 		samples_add(&pd_run, b);
 		samples_add(&none_run, c);
 		samples_add(&stop_run, d);
+		samples_add(&floor_run, f);
 		if (box_ok && run_one(o, true, mode, true, &e) < 0) {
 			box_ok = false;
 			phase_failed("proctor run --box -- /bin/true");
@@ -1507,13 +1528,23 @@ static void bench_start(const struct bench_opts *o)
 	samples_sort(&stop_run);
 	samples_sort(&box_exec);
 	samples_sort(&box_run);
+	samples_sort(&floor_exec);
+	samples_sort(&floor_run);
 	start_rows("start to exec p50 (us), proctord", &pd_exec, &bare_exec, exec_ok, "fork+exec",
 		   TARGET_EXEC_RATIO);
+	// The floor: exec, a PID-namespace init, fork, exec (floor.c).
+	start_rows("start to exec p50 (us), floor", &floor_exec, &bare_exec, exec_ok, "fork+exec",
+		   0);
+	start_rows("start to exec p50 (us), proctord vs floor", &pd_exec, &floor_exec, exec_ok,
+		   "floor", 0);
 	start_rows("start to exec p50 (us), proctord --box", &box_exec, &bare_exec, box_ok,
 		   "fork+exec", 0);
 	start_box_target(&box_exec, &pd_exec, box_ok && exec_ok, "--box start to exec over none");
 	start_rows("proctor run -- /bin/true p50 (us)", &pd_run, &bare_run, run_ok, "/bin/true",
 		   TARGET_RUN_RATIO);
+	start_rows("run floor -- /bin/true p50 (us)", &floor_run, &bare_run, run_ok, "/bin/true",
+		   0);
+	start_rows("proctor run vs run floor, p50 (us)", &pd_run, &floor_run, run_ok, "floor", 0);
 	start_rows("proctor run --cgroup none, p50 (us)", &none_run, &bare_run, run_ok,
 		   "/bin/true", 0);
 	start_rows("--daemonize + proctor stop, p50 (us)", &stop_run, &bare_run, run_ok,
@@ -1531,6 +1562,8 @@ static void bench_start(const struct bench_opts *o)
 	free(box_run.v);
 	free(none_run.v);
 	free(stop_run.v);
+	free(floor_exec.v);
+	free(floor_run.v);
 }
 
 // --- limit overshoot ---------------------------------------------------------
@@ -2610,7 +2643,8 @@ static void opts_parse(int argc, char **argv, struct bench_opts *o)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	char *const paths[] = {o->proctord, o->proctor, o->spin, o->echo, o->stamp, o->burn};
+	char *const paths[] = {o->proctord, o->proctor, o->spin,
+			       o->echo,	    o->stamp,	o->burn, o->floor};
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -2626,7 +2660,8 @@ static void opts_parse(int argc, char **argv, struct bench_opts *o)
 	if (path_sibling(o->proctord, "../../src/proctord") < 0 ||
 	    path_sibling(o->proctor, "../../src/proctor") < 0 ||
 	    path_sibling(o->spin, "spin") < 0 || path_sibling(o->echo, "fifo-echo") < 0 ||
-	    path_sibling(o->stamp, "stamp") < 0 || path_sibling(o->burn, "section-burn") < 0) {
+	    path_sibling(o->stamp, "stamp") < 0 || path_sibling(o->burn, "section-burn") < 0 ||
+	    path_sibling(o->floor, "floor") < 0) {
 		fprintf(stderr, "bench: cannot locate myself through /proc/self/exe\n");
 		exit(1);
 	}
