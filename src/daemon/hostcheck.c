@@ -13,7 +13,9 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hostcheck.h"
@@ -143,15 +145,17 @@ static int hc_cpus(const char *root, const struct units_cpuset *cpus, struct uni
 	return 0;
 }
 
-/* Online SMT siblings of the audited CPUs: they share a core's units. */
-static size_t hc_smt(const char *root, const struct units_cpuset *set, FILE *out)
+/* The online SMT siblings of the audited CPUs; -1 if the online CPUs cannot
+ * be read. */
+static int hc_siblings(const char *root, const struct units_cpuset *set,
+		       struct units_cpuset *sibs)
 {
-	struct units_cpuset online, sibs;
-	char rel[256], a[256], b[256];
+	struct units_cpuset online;
+	char rel[256];
 
-	memset(&sibs, 0, sizeof sibs);
+	memset(sibs, 0, sizeof *sibs);
 	if (hc_read_cpus(root, HC_CPU "/online", &online) < 0)
-		return 0;
+		return -1;
 	for (unsigned c = 0; c < UNITS_CPUSET_MAX; c++) {
 		struct units_cpuset t;
 
@@ -162,9 +166,18 @@ static size_t hc_smt(const char *root, const struct units_cpuset *set, FILE *out
 			continue;
 		for (unsigned s = 0; s < UNITS_CPUSET_MAX; s++)
 			if (s != c && units_cpuset_has(&t, s) && units_cpuset_has(&online, s))
-				units_cpuset_add(&sibs, s);
+				units_cpuset_add(sibs, s);
 	}
-	if (units_cpuset_empty(&sibs))
+	return 0;
+}
+
+/* Online SMT siblings of the audited CPUs: they share a core's units. */
+static size_t hc_smt(const char *root, const struct units_cpuset *set, FILE *out)
+{
+	struct units_cpuset sibs;
+	char a[256], b[256];
+
+	if (hc_siblings(root, set, &sibs) < 0 || units_cpuset_empty(&sibs))
 		return 0;
 	units_format_cpuset(set, a, sizeof a);
 	units_format_cpuset(&sibs, b, sizeof b);
@@ -175,6 +188,104 @@ static size_t hc_smt(const char *root, const struct units_cpuset *set, FILE *out
 		   "/sys/devices/system/cpu/cpuN/online), or turn SMT off (echo off > "
 		   "/sys/devices/system/cpu/smt/control)",
 		   a, b);
+	return 1;
+}
+
+static void hc_sleep(unsigned ms)
+{
+	struct timespec ts = {(time_t)(ms / 1000u), (long)(ms % 1000u) * 1000000L};
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+void (*hostcheck_pause)(unsigned ms) = hc_sleep;
+
+int hostcheck_cpu_times(const char *stat, unsigned cpu, unsigned long long *busy,
+			unsigned long long *total)
+{
+	char key[32];
+	size_t klen = (size_t)snprintf(key, sizeof key, "cpu%u ", cpu);
+
+	for (const char *p = stat; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		unsigned long long v[8] = {0};
+		char *end;
+		const char *q;
+
+		if (strncmp(p, key, klen) != 0)
+			continue;
+		q = p + klen;
+		/* user nice system idle iowait irq softirq steal */
+		for (int i = 0; i < 8; i++, q = end) {
+			v[i] = strtoull(q, &end, 10);
+			if (end == q)
+				return -1;
+		}
+		*total = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
+		*busy = *total - v[3] - v[4];
+		return 0;
+	}
+	return -1;
+}
+
+/* root/proc/stat whole, in a buffer to free; NULL if it cannot be read. */
+static char *hc_stat(const char *root)
+{
+	char path[4096], *buf;
+	size_t len = 0, cap = 1 << 16;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof path, "%s/proc/stat", root);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	buf = fd >= 0 ? malloc(cap) : NULL;
+	while (buf && len < cap - 1 && (n = read(fd, buf + len, cap - 1 - len)) > 0)
+		len += (size_t)n;
+	if (fd >= 0)
+		close(fd);
+	if (buf)
+		buf[len] = '\0';
+	return buf;
+}
+
+/* The audited CPUs and their SMT siblings busy with other work: proctord
+ * runs nothing yet, so whatever keeps them busy will compete with the
+ * program, or with its core's shared units. */
+static size_t hc_busy(const char *root, const struct units_cpuset *set, FILE *out)
+{
+	struct units_cpuset sibs, watch = *set;
+	char *before = hc_stat(root), *after, list[1024] = "";
+	size_t len = 0;
+
+	if (!before)
+		return 0;
+	if (hc_siblings(root, set, &sibs) == 0)
+		for (size_t i = 0; i < UNITS_CPUSET_MAX / 64; i++)
+			watch.bits[i] |= sibs.bits[i];
+	hostcheck_pause(HOSTCHECK_SAMPLE_MS);
+	after = hc_stat(root);
+	for (unsigned c = 0; after && c < UNITS_CPUSET_MAX && len < sizeof list - 64; c++) {
+		unsigned long long b0, t0, b1, t1;
+
+		if (!units_cpuset_has(&watch, c) || hostcheck_cpu_times(before, c, &b0, &t0) < 0 ||
+		    hostcheck_cpu_times(after, c, &b1, &t1) < 0 || t1 <= t0 || b1 < b0 ||
+		    (b1 - b0) * 100 < (t1 - t0) * HOSTCHECK_BUSY_PCT)
+			continue;
+		len += (size_t)snprintf(list + len, sizeof list - len, "%sCPU %u%s: %llu%%",
+					len ? ", " : "", c,
+					units_cpuset_has(set, c) ? "" : " (an SMT sibling)",
+					(b1 - b0) * 100 / (t1 - t0));
+	}
+	free(before);
+	free(after);
+	if (!len)
+		return 0;
+	hc_finding(out, "busy",
+		   "busy with other work over %u ms: %s; the program "
+		   "would get less of them, by an amount that varies: move that work away "
+		   "(taskset, a cpuset cgroup) or give --cpuset CPUs that are idle, with idle "
+		   "siblings",
+		   HOSTCHECK_SAMPLE_MS, list);
 	return 1;
 }
 
@@ -288,6 +399,7 @@ size_t hostcheck_print(const char *root, const struct units_cpuset *cpus, FILE *
 	n += hc_swap(root, out);
 	if (hc_cpus(root, cpus, &set) == 0) {
 		n += hc_smt(root, &set, out);
+		n += hc_busy(root, &set, out);
 		n += hc_governor(root, &set, out);
 	}
 	n += hc_turbo(root, out);
@@ -296,8 +408,8 @@ size_t hostcheck_print(const char *root, const struct units_cpuset *cpus, FILE *
 	n += hc_core_pattern(root, out);
 	if (n == 0)
 		fprintf(out,
-			"%-*s nothing found (swap, SMT, cpufreq, turbo, huge pages, ASLR, "
-			"core_pattern)\n",
+			"%-*s nothing found (swap, SMT, busy CPUs, cpufreq, turbo, huge pages, "
+			"ASLR, core_pattern)\n",
 			HC_NAME_W, "");
 	return n;
 }

@@ -87,6 +87,22 @@ else
 		"$(grep '^core_pattern ' <<<"$findings")"
 fi
 
+# A CPU busy with other work (a spinner pinned there) is named, with its share
+# of the audit's 200 ms.
+last=$(($(nproc) - 1))
+if [ "$last" -lt 1 ]; then
+	skip "--check names a chosen CPU that is busy" "one CPU"
+else
+	taskset -c "$last" "$PROGS/spin" >/dev/null 2>&1 &
+	burner=$!
+	sleep 0.3
+	busy=$("$PROCTORD" --check --cgroup none --cpuset "$last" 2>&1 | grep '^busy ')
+	kill "$burner" 2>/dev/null
+	wait "$burner" 2>/dev/null
+	check_re "--check names a chosen CPU that is busy with other work, and its share" \
+		"^busy +busy with other work over 200 ms: CPU $last: [0-9]+%;" "$busy"
+fi
+
 # --- bad values: one line, exit 2, nothing runs --------------------------------
 
 for bad in 3-1 "" 0,,1 x 1024; do

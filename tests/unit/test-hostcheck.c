@@ -70,9 +70,32 @@ static void quiet_host(void)
 	put("proc/sys/kernel/core_pattern", "core\n");
 }
 
+/* The pause between the audit's two readings of proc/stat: the second
+ * reading is proc/stat.next, if the test wrote one. */
+static void swap_stat(unsigned ms)
+{
+	char from[512], to[512];
+
+	(void)ms;
+	snprintf(from, sizeof from, "%s/proc/stat.next", root);
+	snprintf(to, sizeof to, "%s/proc/stat", root);
+	rename(from, to);
+}
+
+/* A /proc/stat line for cpu c: busy and idle jiffies, split over the
+ * fields (user, nice, system, idle, iowait, irq, softirq, steal). */
+static void stat_line(char *buf, size_t len, int c, unsigned busy, unsigned idle)
+{
+	size_t n = strlen(buf);
+
+	snprintf(buf + n, len - n, "cpu%d %u 0 %u %u %u 0 0 0 0 0\n", c, busy / 2, busy - busy / 2,
+		 idle - idle / 4, idle / 4);
+}
+
 static int setup(void **state)
 {
 	(void)state;
+	hostcheck_pause = swap_stat;
 	snprintf(root, sizeof root, "hostcheck-fixture.XXXXXX");
 	assert_non_null(mkdtemp(root));
 	quiet_host();
@@ -274,6 +297,64 @@ static void every_finding_at_once(void **state)
 	assert_null(strstr(text, "nothing found"));
 }
 
+/* Over the audit's pause, CPU 1 (audited) is 50% busy, its SMT sibling
+ * CPU 3 20%, CPU 2 (audited) 5%, and CPU 0, neither audited nor a sibling,
+ * 90%. */
+static void busy_cpus_and_their_siblings(void **state)
+{
+	char before[512] = "cpu  1 2 3 4 5 6 7 8 0 0\n", after[512] = "cpu  9 9 9 9 9 9 9 9 0 0\n";
+
+	(void)state;
+	put("sys/devices/system/cpu/cpu1/topology/thread_siblings_list", "1,3\n");
+	put("sys/devices/system/cpu/cpu3/topology/thread_siblings_list", "1,3\n");
+	for (int c = 0; c < 4; c++)
+		stat_line(before, sizeof before, c, 1000, 1000);
+	stat_line(after, sizeof after, 0, 1000 + 90, 1000 + 10);
+	stat_line(after, sizeof after, 1, 1000 + 50, 1000 + 50);
+	stat_line(after, sizeof after, 2, 1000 + 5, 1000 + 95);
+	stat_line(after, sizeof after, 3, 1000 + 20, 1000 + 80);
+	put("proc/stat", before);
+	put("proc/stat.next", after);
+	audit("1-2");
+	assert_int_equal(lines_starting("busy "), 1);
+	assert_non_null(strstr(text, "CPU 1: 50%, CPU 3 (an SMT sibling): 20%;"));
+	assert_null(strstr(text, "CPU 0"));
+	assert_null(strstr(text, "CPU 2"));
+}
+
+/* Nothing busier than HOSTCHECK_BUSY_PCT, or no second reading: no line. */
+static void idle_cpus_are_not_named(void **state)
+{
+	char before[512] = "", after[512] = "";
+
+	(void)state;
+	for (int c = 0; c < 4; c++) {
+		stat_line(before, sizeof before, c, 100, 100);
+		stat_line(after, sizeof after, c, 100 + 9, 100 + 91);
+	}
+	put("proc/stat", before);
+	put("proc/stat.next", after);
+	assert_int_equal(audit(NULL), 0);
+	assert_int_equal(lines_starting("busy "), 0);
+	put("proc/stat", "cpu0 garbage\n");
+	assert_int_equal(audit(NULL), 0);
+}
+
+static void cpu_times_parse(void **state)
+{
+	unsigned long long busy, total;
+
+	(void)state;
+	assert_int_equal(hostcheck_cpu_times("cpu  1 1 1 1 1 1 1 1\ncpu0 10 1 2 30 4 5 6 7 0 0\n"
+					     "cpu1 1 1 1 1 1 1 1 1\n",
+					     0, &busy, &total),
+			 0);
+	assert_int_equal(total, 65);
+	assert_int_equal(busy, 31);
+	assert_int_equal(hostcheck_cpu_times("cpu0 1 2\n", 0, &busy, &total), -1);
+	assert_int_equal(hostcheck_cpu_times("cpu10 1 1 1 1 1 1 1 1\n", 1, &busy, &total), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -288,6 +369,9 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(aslr_adds_noise, setup, teardown),
 	    cmocka_unit_test_setup_teardown(core_pattern_piped_to_a_program, setup, teardown),
 	    cmocka_unit_test_setup_teardown(every_finding_at_once, setup, teardown),
+	    cmocka_unit_test_setup_teardown(busy_cpus_and_their_siblings, setup, teardown),
+	    cmocka_unit_test_setup_teardown(idle_cpus_are_not_named, setup, teardown),
+	    cmocka_unit_test(cpu_times_parse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
