@@ -37,7 +37,7 @@ static size_t check_isolation(const struct config *c, FILE *out, const char *pre
 		fprintf(out, "\n%-14s %s\n", "seccomp action",
 			c->seccomp_errno ? "the call fails with EPERM"
 					 : "proctord is notified and kills the tree (killed syscall: NAME)");
-		if (sysfilter_build(&f, c->seccomp_errno, err, sizeof err) < 0) {
+		if (sysfilter_build(&f, c->seccomp_errno, 0, err, sizeof err) < 0) {
 			fprintf(out, "%s%s\n", prefix, err);
 			n++;
 		}

@@ -97,6 +97,7 @@ void cpuset_mechanism(const struct cgroup *cg, char *buf, size_t len)
 	/* "NOT enforced: REASON" from the cgroup side: the reason only. */
 	snprintf(buf, len,
 		 "affinity (sched_setaffinity in the child, inherited; the program may widen it "
-		 "again) - no cpuset cgroup: %s",
+		 "again, unless --seccomp, which then denies sched_setaffinity) - no cpuset "
+		 "cgroup: %s",
 		 strncmp(why, "NOT enforced: ", 14) == 0 ? why + 14 : why);
 }

@@ -123,7 +123,7 @@ static int sysfilter_rules(scmp_filter_ctx ctx, uint32_t action, char *err, size
 	return 0;
 }
 
-int sysfilter_build(struct sysfilter *f, int eperm, char *err, size_t errlen)
+int sysfilter_build(struct sysfilter *f, int eperm, int deny_affinity, char *err, size_t errlen)
 {
 	scmp_filter_ctx ctx;
 	uint32_t action = eperm ? SCMP_ACT_ERRNO(EPERM) : SCMP_ACT_NOTIFY;
@@ -154,6 +154,13 @@ int sysfilter_build(struct sysfilter *f, int eperm, char *err, size_t errlen)
 	}
 	if (sysfilter_rules(ctx, action, err, errlen) < 0)
 		goto out;
+	/* --cpuset held by affinity alone: the program must not widen it. A
+	 * plain EPERM, never a kill: runtimes call it to spread threads. */
+	if (deny_affinity &&
+	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(sched_setaffinity), 0) < 0) {
+		snprintf(err, errlen, "seccomp: cannot add the rule for sched_setaffinity");
+		goto out;
+	}
 	/* libseccomp 2.5 exports to a descriptor only: through a memfd. */
 	fd = memfd_create("proctor-seccomp", MFD_CLOEXEC);
 	if (fd < 0 || seccomp_export_bpf(ctx, fd) < 0 || (size = lseek(fd, 0, SEEK_END)) < 0) {

@@ -22,7 +22,7 @@ extern const char *const sysfilter_denied_args[];
 /* Build the filter: denied calls are reported to proctord (which ends the
  * program as "killed syscall: NAME"), or with eperm fail with EPERM.
  * Returns 0, or -1 with a one-line reason in err. */
-int sysfilter_build(struct sysfilter *f, int eperm, char *err, size_t errlen);
+int sysfilter_build(struct sysfilter *f, int eperm, int deny_affinity, char *err, size_t errlen);
 void sysfilter_free(struct sysfilter *f);
 
 /* Child side, after everything else that needs privileges is done: install

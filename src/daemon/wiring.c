@@ -214,9 +214,6 @@ void wiring_prepare(struct sandbox *sb, struct options *o)
 		log_fatalx(EXIT_USAGE, "%s", err);
 	sb->iso.unshare_net |= sb->box.active && !sb->box.share_net;
 	sb->iso.unshare_ipc |= sb->box.active;
-	if (o->cfg.seccomp &&
-	    sysfilter_build(&sb->filter, o->cfg.seccomp_errno, err, sizeof err) < 0)
-		log_fatalx(EXIT_SETUP, "%s", err);
 	/* Before anything else opens a descriptor (the cgroups do): /dev/fd/N
 	 * is the caller's. */
 	sb->in_fd = inherited_fd(o->cfg.stdin_path);
@@ -380,6 +377,17 @@ static void wiring_output(struct sandbox *sb)
  * filter's listener. */
 static void wiring_filter(struct sandbox *sb)
 {
+	const struct options *o = sb->o;
+	char err[256];
+
+	/* Built once the cgroups are known: where no cpuset cgroup holds
+	 * --cpuset, the filter denies sched_setaffinity too. */
+	if (sysfilter_build(&sb->filter, o->cfg.seccomp_errno,
+			    cpuset_by_affinity(&sb->cg, &o->cfg.limits.cpuset), err, sizeof err) < 0) {
+		fifo_close(&sb->fifo);
+		sbdir_close(&sb->dir);
+		log_fatalx(EXIT_SETUP, "%s", err);
+	}
 	sb->sc.filter = &sb->filter;
 	if (sb->filter.notify &&
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sb->filter_sv) < 0) {

@@ -157,6 +157,14 @@ check_eq "...and a grandchild's too" "$set_" "$GRAND_CPUS"
 if command -v taskset >/dev/null; then
 	run_pinned none-widen --cgroup none --cpuset "$set_" -- "$allowed"
 	check_eq "...which the program may widen again (as documented)" "$allowed" "$PROG_CPUS"
+	# With --seccomp the filter denies sched_setaffinity (EPERM, no kill):
+	# the affinity holds, and the program ends normally.
+	for sc in --seccomp --seccomp-errno; do
+		run_pinned "none-$sc" --cgroup none --cpuset "$set_" "$sc" -- "$allowed"
+		check_eq "...but not under $sc: sched_setaffinity fails, the set holds" "$set_" \
+			"$PROG_CPUS"
+		check_eq "...and the program is not killed for trying" "exited 0" "$ANS_HEAD"
+	done
 fi
 run_pinned none-file --cgroup none --config "$T/pin.conf" --profile pin
 check_eq "the key in a file pins the same way" "$set_" "$PROG_CPUS"
