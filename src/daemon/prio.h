@@ -20,6 +20,8 @@ struct prio {
 	int rt_now;	    /* and is set now (not over the budget) */
 	uint64_t window_ns; /* CLOCK_MONOTONIC at the window's start */
 	uint64_t cpu_ns;    /* proctord's CPU time at the window's start */
+	uint64_t read_ns;   /* CLOCK_MONOTONIC when that CPU time was last read */
+	uint64_t used_ns;   /* the CPU time used in the window then */
 	ev_check check;
 	ev_timer restore;
 };
