@@ -573,8 +573,19 @@ static void fifo_opener_cb(void *ctx, enum opener_result r, int fd, int err)
 		fifo_deliver_fd(f, fd, buf, 0);
 		break;
 	case OPENER_FAILED:
-		log_warnx("open status FIFO: %s; answer dropped",
-			  err ? strerror(err) : "not a FIFO of ours");
+		if (err) {
+			/* The thread cannot open the FIFO (no /proc, a
+			 * descriptor limit): the loop polls for the reader,
+			 * as before the thread, from now on. */
+			log_warnx("the opener cannot open the status FIFO (%s); polling for "
+				  "readers instead",
+				  strerror(err));
+			f->opener_failed = 1;
+			f->retry_ns = FIFO_RETRY_MIN_NS;
+			ptimer_arm(&f->retry, f->retry_ns);
+			return;
+		}
+		log_warnx("status is not a FIFO of ours; answer dropped");
 		fifo_drop_head(f);
 		break;
 	}
