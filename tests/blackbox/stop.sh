@@ -59,16 +59,21 @@ exec 9<"$fake"
 flock -x 9
 (
 	exec 7<>"$fake/wait"
+	: >"$T/fake.ready"
 	read -r -u 7 _ && printf '5\n0\nexited 0\n' >"$fake/status"
 	exec sleep 60
 ) &
 server=$!
+# The request must find the server reading: else stop says "gone" at once
+# (seen under load), and the server, in its read with lib.sh's TERM trap,
+# would outlive the kill below.
+wait_for "$T_OP" test -e "$T/fake.ready"
 t0=$(now_us)
 out=$(timeout 20 "$PROCTOR" stop --timeout 0.5 "$fake" 2>"$T/fake.err")
 rc=$?
 dt=$(($(now_us) - t0))
 exec 9<&-
-kill "$server" 2>/dev/null
+kill -KILL "$server" 2>/dev/null
 wait "$server" 2>/dev/null
 check_eq "stop on a server that answers but does not exit: exit 1" 1 "$rc"
 check_eq "...after printing the final answer" $'5\n0\nexited 0' "$out"
