@@ -68,7 +68,7 @@ check_re "--check prints the host audit's title" \
 findings=$(sed -n '/^host audit/,/^$/p' <<<"$audit" | sed '1d;/^$/d')
 diag "$findings"
 check_re "...then a line per finding (NAME what; what to do), or that there is none" \
-	"^((swap|smt|governor|turbo|boost|huge pages|aslr|core_pattern) +[^ ].*|( {15})nothing found .*)$" \
+	"^((swap|smt|busy|governor|turbo|boost|huge pages|aslr|core_pattern) +[^ ].*|( {15})nothing found .*)$" \
 	"$(head -n 1 <<<"$findings")"
 aslr=$(cat /proc/sys/kernel/randomize_va_space 2>/dev/null)
 if [ -n "$aslr" ] && [ "$aslr" != 0 ]; then
@@ -228,12 +228,12 @@ fi
 cgdir=$(awk '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup" && ("," $(i + 3) ",") ~ /,cpuset,/) print $5; break } }' /proc/self/mountinfo | head -n 1)
 if grep -Eq "^cpuset .* cgroup1 cpuset.cpus" <<<"$check_out"; then
 	check_re "...in a v1 cpuset cgroup of its own" "/proctor-[0-9.]+$" "$PROG_CG"
-	check "...which is removed at the end" gone "$cgdir$PROG_CG"
+	check "...which is removed at the end" wait_for "$T_OP" gone "$cgdir$PROG_CG"
 fi
 v2dir=$(awk '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") print $5; break } }' /proc/self/mountinfo | head -n 1)
 if grep -Eq "^cpuset .* cgroup2 cpuset.cpus" <<<"$check_out"; then
 	check_re "...in a v2 cgroup of its own" "/proctor-[0-9.]+$" "$PROG_CG2"
-	check "...which is removed at the end" gone "$v2dir$PROG_CG2"
+	check "...which is removed at the end" wait_for "$T_OP" gone "$v2dir$PROG_CG2"
 fi
 
 done_testing

@@ -100,7 +100,8 @@ diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
 # ("timing": under memcheck proctord needs about a second just to start) and
 # the rlimits proctord's child sets between fork and execve ("rlimits": the
 # child still runs under valgrind then, which emulates RLIMIT_NOFILE and
-# RLIMIT_STACK for itself).
+# RLIMIT_STACK for itself), and proctord's resident memory ("memory": the
+# tool's own, about 1.6 MiB more when a thread starts).
 native() {
 	local why=$1
 	shift
