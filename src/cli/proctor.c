@@ -65,7 +65,8 @@ static const char usage_common[] =
 	"Clients serialise on DIR/lock and never wait longer than --timeout (5 s;\n"
 	"a terminating wait adds 5 s for the grace period). Errors exit 1, usage 2.\n"
 	"run starts $PROCTORD if set, else the proctord beside this proctor, else\n"
-	"proctord on the PATH; its private directory is under $TMPDIR (/tmp).\n";
+	"proctord on the PATH; its private directory is under $TMPDIR, else\n"
+	"$XDG_RUNTIME_DIR, else /tmp.\n";
 
 static void usage(FILE *out)
 {
