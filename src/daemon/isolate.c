@@ -38,7 +38,10 @@ int isolate_prepare(struct isolate *i, const struct config *c, char *err, size_t
 	uid_t euid = geteuid();
 
 	memset(i, 0, sizeof *i);
-	i->new_session = c->new_session;
+	/* A box's program never shares the caller's session: with a
+	 * controlling terminal of the caller's, it could type into it
+	 * (TIOCSTI, denied by the box's filter too) or take its foreground. */
+	i->new_session = c->new_session || c->box;
 	i->unshare_net = c->unshare_net;
 	i->unshare_ipc = c->unshare_ipc;
 	if ((c->user || c->group) && euid != 0) {

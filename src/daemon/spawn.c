@@ -16,7 +16,10 @@
 // tree with it, whatever the program does to its own parent-death signal.
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/capability.h>
+#include <linux/openat2.h>
+#include <linux/keyctl.h>
 #include <linux/sched.h>
 #include <poll.h>
 #include <sched.h>
@@ -25,13 +28,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/fsuid.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "spawn.h"
+#include "title.h"
 
 struct spawn_msg {
 	int stage;
@@ -67,8 +73,36 @@ static void spawn_report(int fd, enum spawn_stage stage, int err, const char *wh
 	_exit(127);
 }
 
+/* A stream's file: never through a symbolic link at its name (one that an
+ * earlier run left in DIR would lead anywhere), in a box through none at
+ * all (RESOLVE_NO_SYMLINKS: every directory on the way could be the
+ * program's), and only a regular file, a FIFO or a character device. The
+ * caller has taken the program's identity for it (spawn_child_open_stdio).
+ * Returns the descriptor, or -1 with errno. */
+static int spawn_child_open_path(const char *path, int flags, int in_box)
+{
+	struct open_how how = {.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY),
+			       .mode = flags & O_CREAT ? 0644 : 0,
+			       .resolve = RESOLVE_NO_SYMLINKS};
+	struct stat st;
+	int fd = -1;
+
+	if (in_box)
+		fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+	if (!in_box || (fd < 0 && errno == ENOSYS))
+		fd = open(path, (int)how.flags, (mode_t)how.mode);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
 static void spawn_child_stdio(int errfd, int target, const char *path, int fd, int err,
-			      int null_stdio, enum spawn_stage stage)
+			      int null_stdio, int in_box, enum spawn_stage stage)
 {
 	int flags = target == 0 ? O_RDONLY : O_WRONLY | O_CREAT | O_TRUNC;
 
@@ -86,7 +120,7 @@ static void spawn_child_stdio(int errfd, int target, const char *path, int fd, i
 			return; /* inherit proctord's */
 		path = "/dev/null";
 	}
-	fd = open(path, flags | O_CLOEXEC | O_NOCTTY, 0644);
+	fd = spawn_child_open_path(path, flags, in_box);
 	if (fd < 0)
 		spawn_report(errfd, stage, errno, path);
 	if (fd == target) {
@@ -251,8 +285,11 @@ static void spawn_child_drop_caps(int errfd)
 }
 
 /* Standard input, output and error: the caller's paths and descriptors. */
-static void spawn_child_open_stdio(const struct spawn_config *c, int errfd)
+static void spawn_child_open_stdio(const struct spawn_config *c, int errfd, int in_box)
 {
+	const struct isolate none_isolate = {0};
+	const struct isolate *iso = c->isolate ? c->isolate : &none_isolate;
+
 	if (c->null_stdio) {
 		/* Let go of the caller's descriptors before opening anything that
 		 * may block (a FIFO with no peer): $(proctord --daemonize ...)
@@ -264,12 +301,30 @@ static void spawn_child_open_stdio(const struct spawn_config *c, int errfd)
 		if (null > 2)
 			close(null);
 	}
-	/* As root, before the identity changes: the files are the caller's. */
-	spawn_child_stdio(errfd, 0, c->stdin_path, c->stdin_fd, 0, c->null_stdio, STAGE_STDIN);
+	/* In a box, with the rights of the user who runs the program, never
+	 * more: root opening a name in DIR, which that user writes, would read
+	 * or overwrite whatever a link there points to. Root's groups go
+	 * first (setgroups is done again with the ids). Before the box hides
+	 * the host's paths, hence not as the program itself yet. */
+	if (!in_box)
+		iso = &none_isolate;
+	if ((iso->set_uid || iso->set_gid) && setgroups(0, NULL) < 0)
+		spawn_report(errfd, STAGE_SETUP, errno, "setgroups");
+	if (iso->set_gid)
+		setfsgid(iso->gid);
+	if (iso->set_uid)
+		setfsuid(iso->uid);
+	spawn_child_stdio(errfd, 0, c->stdin_path, c->stdin_fd, 0, c->null_stdio, in_box,
+			  STAGE_STDIN);
 	spawn_child_stdio(errfd, 1, c->stdout_path, c->stdout_fd, c->stdout_err, c->null_stdio,
-			  STAGE_STDOUT);
+			  in_box, STAGE_STDOUT);
 	spawn_child_stdio(errfd, 2, c->stderr_path, c->stderr_fd, c->stderr_err, c->null_stdio,
-			  STAGE_STDERR);
+			  in_box, STAGE_STDERR);
+	/* Back to root's rights for what is left to set up (the box). */
+	if (iso->set_uid)
+		setfsuid(0);
+	if (iso->set_gid)
+		setfsgid(0);
 }
 
 /* parent: proctord's pid, or 1 (the init) in a PID namespace; joined: the
@@ -333,7 +388,7 @@ static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent, i
 
 	/* In a box the init opened them, on the host's paths. */
 	if (!in_box)
-		spawn_child_open_stdio(c, errfd);
+		spawn_child_open_stdio(c, errfd, 0);
 
 	/* Namespaces need CAP_SYS_ADMIN: before the identity changes. A box
 	 * has its own already. */
@@ -403,6 +458,8 @@ static void spawn_init(const struct spawn_config *c, int errfd, int statusfd, in
 	 * (getppid says 0 across the namespace boundary). */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		spawn_report(errfd, STAGE_SETUP, errno, "PR_SET_PDEATHSIG");
+	/* The program sees it as /proc/1: not proctord's command line. */
+	title_init_process();
 	if (parent_pidfd >= 0) {
 		struct pollfd pfd = {.fd = parent_pidfd, .events = POLLIN};
 
@@ -428,9 +485,13 @@ static void spawn_init(const struct spawn_config *c, int errfd, int statusfd, in
 	if (isolate_child_session(iso, &what) < 0)
 		spawn_report(errfd, STAGE_SETUP, errno, what);
 	/* The program's stdio is on the host's paths: opened before the box
-	 * hides them, and inherited. */
+	 * hides them, and inherited. The caller's session key ring stays
+	 * behind: a fresh anonymous one, which the program inherits (and
+	 * cannot use: the box's filter denies keyctl). */
 	if (in_box) {
-		spawn_child_open_stdio(c, errfd);
+		if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != ENOSYS)
+			spawn_report(errfd, STAGE_SETUP, errno, "keyctl(KEYCTL_JOIN_SESSION_KEYRING)");
+		spawn_child_open_stdio(c, errfd, 1);
 		if (box_child_enter(c->box, &what) < 0)
 			spawn_report(errfd, STAGE_SETUP, errno, what);
 	}

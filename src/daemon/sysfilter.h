@@ -23,6 +23,11 @@ extern const char *const sysfilter_denied_args[];
  * program as "killed syscall: NAME"), or with eperm fail with EPERM.
  * Returns 0, or -1 with a one-line reason in err. */
 int sysfilter_build(struct sysfilter *f, int eperm, int deny_affinity, char *err, size_t errlen);
+/* The filter of a box without --seccomp: the key ring calls and the
+ * terminal-typing ioctls fail with EPERM (sysfilter_box_summary says so for
+ * --check); everything else is allowed. Returns 0, or -1 said in err. */
+int sysfilter_build_box(struct sysfilter *f, char *err, size_t errlen);
+extern const char *const sysfilter_box_summary;
 void sysfilter_free(struct sysfilter *f);
 
 /* Child side, after everything else that needs privileges is done: install

@@ -356,6 +356,9 @@ static void wiring_output(struct sandbox *sb)
 
 	for (int i = 0; i < 2; i++) {
 		d[i].fd = given[i] >= 0 ? given[i] : own[i];
+		/* In a box, as its user (spawn.c: spawn_child_open_stdio). */
+		d[i].uid = sb->box.active && sb->iso.set_uid ? sb->iso.uid : (uid_t)-1;
+		d[i].gid = sb->box.active && sb->iso.set_gid ? sb->iso.gid : (gid_t)-1;
 		d[i].path = given[i] >= 0  ? NULL
 			    : paths[i]	   ? paths[i]
 			    : o->daemonize ? "/dev/null"
@@ -396,6 +399,20 @@ static void wiring_filter(struct sandbox *sb)
 		log_fatal(EXIT_SETUP, "socketpair");
 	}
 	sb->sc.filter_sock = sb->filter_sv[1];
+}
+
+/* A box without --seccomp still denies the key rings and the terminal
+ * ioctls (sysfilter_build_box): failing with EPERM, no listener. */
+static void wiring_box_filter(struct sandbox *sb)
+{
+	char err[256];
+
+	if (sysfilter_build_box(&sb->filter, err, sizeof err) < 0) {
+		fifo_close(&sb->fifo);
+		sbdir_close(&sb->dir);
+		log_fatalx(EXIT_SETUP, "--box: %s", err);
+	}
+	sb->sc.filter = &sb->filter;
 }
 
 /* Start the program; the caller's descriptors and the filter's socket are
@@ -452,6 +469,8 @@ void wiring_start(struct sandbox *sb)
 		wiring_output(sb);
 	if (sb->o->cfg.seccomp)
 		wiring_filter(sb);
+	else if (sb->box.active)
+		wiring_box_filter(sb);
 	wiring_spawn(sb);
 }
 

@@ -27,7 +27,7 @@
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: probe syscall keyctl|io_uring_setup|vsock|ptrace|personality|mount|"
+		"usage: probe syscall keyctl|add_key|io_uring_setup|vsock|ptrace|personality|mount|"
 		"unshare|clone-newuser|clone3\n"
 		"       probe connect PORT | listen PORTFILE | ifaces\n"
 		"       probe msgq-create KEY | msgq-find KEY | msgq-remove KEY\n"
@@ -51,6 +51,8 @@ static int probe_syscall(const char *name)
 {
 	if (strcmp(name, "keyctl") == 0) /* KEYCTL_GET_KEYRING_ID of the session keyring */
 		return said(name, syscall(SYS_keyctl, 0, -3, 0, 0, 0));
+	if (strcmp(name, "add_key") == 0) /* a user key in the user key ring (@u, -4) */
+		return said(name, syscall(SYS_add_key, "user", "proctor-probe", "x", 1, -4));
 	if (strcmp(name, "io_uring_setup") == 0) {
 		char params[120];
 
