@@ -34,6 +34,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -64,6 +65,8 @@ const char *const sysfilter_denied[] = {
 /* The rules on arguments, as --check and the documentation describe them. */
 const char *const sysfilter_denied_args[] = {
 	"ioctl(TIOCSTI, TIOCLINUX)",
+	"a set-user-ID or set-group-ID mode in chmod, fchmod, fchmodat, open, openat, creat, "
+	"mknod, mknodat (EPERM; openat2 and fchmodat2 fail with ENOSYS)",
 	"socket(AF_VSOCK)",
 	"clone(CLONE_NEW*)",
 	"personality(ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC, MMAP_PAGE_ZERO, "
@@ -84,8 +87,25 @@ static const unsigned long clone_ns_flags[] = {
  * same user) and the ioctls that type into a terminal or reconfigure the
  * console. */
 static const char *const sysfilter_box_denied[] = {"keyctl", "add_key", "request_key", NULL};
+/* Calls whose arguments are in memory, where a filter cannot read a mode:
+ * ENOSYS, so that a program falls back to the calls it can read (open,
+ * read, write). */
+static const char *const sysfilter_mode_blind[] = {"openat2", "fchmodat2", NULL};
+/* io_uring opens files with a mode too (in --seccomp's list already). */
+static const char *const sysfilter_box_nosys[] = {"io_uring_setup", NULL};
 const char *const sysfilter_box_summary =
-	"keyctl, add_key, request_key, ioctl(TIOCSTI, TIOCLINUX) fail with EPERM";
+	"keyctl, add_key, request_key, ioctl(TIOCSTI, TIOCLINUX) and a set-user-ID or "
+	"set-group-ID mode (chmod, open, mknod...) fail with EPERM; openat2, io_uring_setup, "
+	"fchmodat2 with ENOSYS";
+
+/* The calls that take a file mode, and which argument it is. */
+static const struct {
+	const char *name;
+	unsigned arg;
+} sysfilter_mode_calls[] = {
+	{"chmod", 1}, {"fchmod", 1}, {"fchmodat", 2}, {"open", 2},    {"openat", 3},
+	{"creat", 1}, {"mknod", 1},  {"mknodat", 2},
+};
 
 static const uint32_t personality_flags[] = {
 	ADDR_NO_RANDOMIZE, MMAP_PAGE_ZERO, ADDR_COMPAT_LAYOUT, READ_IMPLIES_EXEC,
@@ -126,13 +146,47 @@ static int sysfilter_tty_rules(scmp_filter_ctx ctx, uint32_t action)
 	return rc;
 }
 
+/* No set-user-ID or set-group-ID file can be made: DIR is the host's, and
+ * such a copy of a shell there (uid 0's, in a box run as root) would be run
+ * by a host user while the box runs, before proctord strips what is left.
+ * Always EPERM, never a kill: "cp -p" and "install -m" meet it. The modes
+ * are compared as 32 bits; the kernel reads 16 (umode_t), and both bits
+ * are low. Returns libseccomp's code. */
+static int sysfilter_setid_rules(scmp_filter_ctx ctx)
+{
+	static const uint32_t bits[] = {S_ISUID, S_ISGID};
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < sizeof sysfilter_mode_calls / sizeof sysfilter_mode_calls[0];
+	     i++) {
+		int nr = seccomp_syscall_resolve_name(sysfilter_mode_calls[i].name);
+		unsigned arg = sysfilter_mode_calls[i].arg;
+
+		if (nr == __NR_SCMP_ERROR)
+			continue;
+		for (size_t b = 0; rc == 0 && b < sizeof bits / sizeof bits[0]; b++) {
+			struct scmp_arg_cmp cmp = {.arg = arg,
+						   .op = SCMP_CMP_MASKED_EQ,
+						   .datum_a = bits[b],
+						   .datum_b = bits[b]};
+
+			rc = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1, &cmp);
+		}
+	}
+	return rc;
+}
+
 static int sysfilter_rules(scmp_filter_ctx ctx, uint32_t action, char *err, size_t errlen)
 {
 	int rc;
 
 	if (sysfilter_deny(ctx, action, sysfilter_denied, err, errlen) < 0)
 		return -1;
+	if (sysfilter_deny(ctx, SCMP_ACT_ERRNO(ENOSYS), sysfilter_mode_blind, err, errlen) < 0)
+		return -1;
 	rc = sysfilter_tty_rules(ctx, action);
+	if (rc == 0)
+		rc = sysfilter_setid_rules(ctx);
 	/* AF_VSOCK reaches the hypervisor and other virtual machines. */
 	if (rc == 0)
 		rc = seccomp_rule_add(ctx, action, SCMP_SYS(socket), 1,
@@ -219,13 +273,19 @@ int sysfilter_build_box(struct sysfilter *f, char *err, size_t errlen)
 	ctx = sysfilter_new(err, errlen);
 	if (!ctx)
 		return -1;
-	if (sysfilter_deny(ctx, SCMP_ACT_ERRNO(EPERM), sysfilter_box_denied, err, errlen) < 0)
+	if (sysfilter_deny(ctx, SCMP_ACT_ERRNO(EPERM), sysfilter_box_denied, err, errlen) < 0 ||
+	    sysfilter_deny(ctx, SCMP_ACT_ERRNO(ENOSYS), sysfilter_box_nosys, err, errlen) < 0 ||
+	    sysfilter_deny(ctx, SCMP_ACT_ERRNO(ENOSYS), sysfilter_mode_blind, err, errlen) < 0)
 		goto out;
-	if (sysfilter_tty_rules(ctx, SCMP_ACT_ERRNO(EPERM)) < 0) {
-		snprintf(err, errlen, "seccomp: cannot add the rules for ioctl");
+	if (sysfilter_tty_rules(ctx, SCMP_ACT_ERRNO(EPERM)) < 0 || sysfilter_setid_rules(ctx) < 0) {
+		snprintf(err, errlen, "seccomp: cannot add the rules on arguments");
 		goto out;
 	}
 	rc = sysfilter_export(ctx, f, err, errlen);
+	/* A kernel without seccomp (or valgrind, which lacks it): the box
+	 * goes on without this filter, which only narrows what it already
+	 * holds. */
+	f->optional = 1;
 out:
 	seccomp_release(ctx);
 	return rc;
@@ -307,7 +367,7 @@ int sysfilter_child_load(const struct sysfilter *f, int sock, const char **what)
 	listener = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 			   f->notify ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0, &prog);
 	if (listener < 0)
-		return -1;
+		return f->optional && errno == ENOSYS ? 0 : -1;
 	if (!f->notify)
 		return 0;
 	/* Without its listener in proctord, a denied call would fail with

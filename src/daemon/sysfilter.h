@@ -11,6 +11,7 @@ struct sysfilter {
 	void *insns;          /* struct sock_filter[] */
 	unsigned short len;
 	int notify;           /* denied calls go to proctord, which kills the tree */
+	int optional;         /* a kernel without seccomp(2) loads none (the box's own) */
 };
 
 /* The deny list, NULL-terminated: calls denied whatever their arguments

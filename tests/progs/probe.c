@@ -31,7 +31,7 @@ static int usage(void)
 		"unshare|clone-newuser|clone3\n"
 		"       probe connect PORT | listen PORTFILE | ifaces\n"
 		"       probe msgq-create KEY | msgq-find KEY | msgq-remove KEY\n"
-		"       probe kill PID | open PATH | ids | session | tiocsti\n"
+		"       probe kill PID | open PATH | creat-mode PATH OCTAL | ids | session | tiocsti\n"
 		"       probe write N | close-stdout MS\n"
 		"       probe inotify-hog COMMAND [ARG...]\n");
 	return 2;
@@ -205,6 +205,9 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "kill") == 0 && argc == 3)
 		return said("kill", kill((pid_t)atoi(argv[2]), 0)); /* the permission check only */
+	if (strcmp(argv[1], "creat-mode") == 0 && argc == 4)
+		return said("creat", open(argv[2], O_WRONLY | O_CREAT | O_EXCL,
+					  (mode_t)strtoul(argv[3], NULL, 8)));
 	if (strcmp(argv[1], "open") == 0 && argc == 3)
 		return said("open", open(argv[2], O_WRONLY | O_NONBLOCK));
 	if (strcmp(argv[1], "ids") == 0)
