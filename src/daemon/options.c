@@ -23,6 +23,7 @@ enum {
 	OPT_DAEMONIZE,
 	OPT_TTY_FOREGROUND,
 	OPT_END_FD,
+	OPT_REPORT_FD,
 };
 
 /* The bash completion (contrib/completion) reads the options from this text:
@@ -66,6 +67,8 @@ static void options_usage(FILE *out)
 		"  --end-fd N           once the program has ended and the report is\n"
 		"                       written, write one byte to inherited descriptor N,\n"
 		"                       close it, and end without a terminating wait\n"
+		"  --report-fd N        write the report to inherited descriptor N too,\n"
+		"                       whatever becomes of --report FILE\n"
 		"\n"
 		"Limits (whole tree unless noted; default unlimited):\n"
 		"  --cpu-time DURATION  CPU time (user + system) of the whole tree\n"
@@ -160,7 +163,7 @@ struct cmdline_value {
 /* getopt's table: the configuration keys, then proctord's own options. */
 static const struct option *options_table(void)
 {
-	static struct option long_options[CONFIG_MAX_KEYS + 9];
+	static struct option long_options[CONFIG_MAX_KEYS + 10];
 	static char names[CONFIG_MAX_KEYS][32];
 	size_t n = 0;
 
@@ -183,6 +186,7 @@ static const struct option *options_table(void)
 	long_options[n++] =
 		(struct option){"tty-foreground", no_argument, NULL, OPT_TTY_FOREGROUND};
 	long_options[n++] = (struct option){"end-fd", required_argument, NULL, OPT_END_FD};
+	long_options[n++] = (struct option){"report-fd", required_argument, NULL, OPT_REPORT_FD};
 	long_options[n++] = (struct option){"help", no_argument, NULL, 'h'};
 	long_options[n++] = (struct option){"version", no_argument, NULL, 'V'};
 	long_options[n] = (struct option){NULL, 0, NULL, 0};
@@ -259,6 +263,9 @@ void options_parse(int argc, char **argv, struct options *o)
 			break;
 		case OPT_END_FD:
 			o->end_fd = optarg;
+			break;
+		case OPT_REPORT_FD:
+			o->report_fd = optarg;
 			break;
 		case 'h':
 			options_usage(stdout);

@@ -15,6 +15,11 @@ as_prog() {
 }
 USER_ARGS=()
 [ "$rootless" = 0 ] && USER_ARGS=(--user nobody)
+# How the caller runs proctor: rootless, proctor run itself is nobody's (its
+# private directory too).
+CALLER=()
+[ "$rootless" = 1 ] && CALLER=(env PROCTORD="$PROCTORD_BIN" setpriv --reuid=nobody \
+	--regid="$ng" --clear-groups)
 
 # --- files proctord opens for the program --------------------------------------
 
@@ -69,12 +74,8 @@ check_eq "[$who] --stdout DIR/result, a plain new file: written (the control)" "
 # Under script(1) proctor run's descriptors are a terminal, the program's too.
 # The verdict goes to $T/tmp/sti.verdict.
 tiocsti() {
-	local who_runs=()
-	# Rootless, proctor run itself is nobody's (its private directory too).
-	[ "$rootless" = 1 ] && who_runs=(env PROCTORD="$PROCTORD_BIN" setpriv --reuid=nobody \
-		--regid="$ng" --clear-groups)
 	rm -f "$T/tmp/sti" "$T/tmp/sti.verdict"
-	timeout "$T_OP" script -qec "$(printf '%q ' "${who_runs[@]}" "$PROCTOR" run --box "$BOX" \
+	timeout "$T_OP" script -qec "$(printf '%q ' "${CALLER[@]}" "$PROCTOR" run --box "$BOX" \
 		--ro-bind "$PROGS:/progs" "${VG_BIND[@]}" "${USER_ARGS[@]}" "$@" \
 		--stdout "$T/tmp/sti" -- /progs/probe tiocsti) 2>$(printf '%q' "$T/tmp/sti.verdict")" \
 		/dev/null </dev/null >/dev/null 2>&1
@@ -152,6 +153,21 @@ check_range "...within 3 s (the set-up never blocks on it)" 0 3000000 $((t1 - t0
 bx_run "$T/tmp/o.dir" --ro-bind "$PROGS:/box/fifo" -- /bin/true
 check_re "[$who] ...and where a directory is bound: failed setup" \
 	"^failed setup: /box/fifo: Not a directory" "$ANS_STATUS" || ans_diag
+
+# --- the report ------------------------------------------------------------------
+
+# The program (as the box's uid 0, or nobody) puts a directory where the
+# judge's --report FILE in DIR goes: the report file is lost, the verdict not.
+bx_new
+timeout "$T_OP" "${CALLER[@]}" "$PROCTOR" run --box "$BOX" --ro-bind "$PROGS:/progs" "${VG_BIND[@]}" \
+	--report "$BOX/report.json" -- sh -c 'mkdir /box/report.json; exit 3' \
+	</dev/null >/dev/null 2>"$T/tmp/rep.err"
+rc=$?
+check_eq "[$who] a directory put at DIR/report.json: proctor run still exits with the program's code" \
+	3 "$rc" || diag "$(cat "$T/tmp/rep.err")"
+check_re "...says the verdict" "^proctor: exited 3; cpu " "$(grep "^proctor:" "$T/tmp/rep.err")"
+check_re "...and why the report file is missing" "report: $BOX/report.json is not a regular file" \
+	"$(cat "$T/tmp/rep.err")"
 
 # --- the init's command line -------------------------------------------------------
 
