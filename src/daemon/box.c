@@ -787,13 +787,13 @@ int box_child_enter(const struct box *b, const char **what)
 
 /* --- --check --- */
 
-void box_print_check(const struct box *b, int user_ns, FILE *out)
+void box_print_check(const struct box *b, const char *user_ns, FILE *out)
 {
 	static const char *const kinds[] = {"bind", "symlink", "file", "tmpfs", "proc"};
 
-	fprintf(out, "%-14s mount, pid, ipc, uts%s%s\n", "box namespaces",
-		b->share_net ? "" : ", net",
-		user_ns ? ", user (uid and gid map to themselves)" : "");
+	fprintf(out, "%-14s mount, pid, ipc, uts%s%s%s%s\n", "box namespaces",
+		b->share_net ? "" : ", net", user_ns ? ", user (" : "", user_ns ? user_ns : "",
+		user_ns ? ")" : "");
 	fprintf(out, "%-14s / tmpfs, read-only\n", "box mounts");
 	for (size_t i = 0; i < b->n_steps; i++) {
 		const struct box_step *s = &b->steps[i];
@@ -835,6 +835,9 @@ size_t box_check(const struct config *c, FILE *out, const char *prefix)
 	struct box b;
 	char err[3 * PATH_MAX];
 	int user_ns = spawn_pidns_wanted() == SPAWN_PIDNS_USER, probe;
+	char root_map[128];
+	uid_t map_uid;
+	gid_t map_gid;
 
 	if (!c->box && !c->ro_bind.n && !c->bind.n && !c->share_net)
 		return 0;
@@ -845,7 +848,15 @@ size_t box_check(const struct config *c, FILE *out, const char *prefix)
 		fprintf(out, "%s%s\n", prefix, err);
 		return 1;
 	}
-	box_print_check(&b, user_ns, out);
+	if (isolate_box_root(&iso, 1, &map_uid, &map_gid)) {
+		user_ns = 1;
+		snprintf(root_map, sizeof root_map,
+			 "uid and gid 0 are the host's %u and %u: nobody's, not root's",
+			 (unsigned)map_uid, (unsigned)map_gid);
+	} else {
+		snprintf(root_map, sizeof root_map, "uid and gid map to themselves");
+	}
+	box_print_check(&b, user_ns ? root_map : NULL, out);
 	fprintf(out, "%-14s a session of its own; %s\n", "box program",
 		c->seccomp ? "--seccomp's list" : sysfilter_box_summary);
 	probe = box_probe(&b, user_ns);

@@ -160,3 +160,19 @@ int isolate_child_ids(const struct isolate *i, const char **what)
 	}
 	return 0;
 }
+
+int isolate_box_root(const struct isolate *i, int box, uid_t *uid, gid_t *gid)
+{
+	const struct passwd *pw;
+	const struct group *gr;
+
+	if (!box || geteuid() != 0 || i->set_uid || i->set_gid)
+		return 0;
+	pw = getpwnam("nobody");
+	gr = getgrnam("nogroup");
+	if (!gr)
+		gr = getgrnam("nobody");
+	*uid = pw ? pw->pw_uid : 65534;
+	*gid = gr ? gr->gr_gid : 65534;
+	return 1;
+}

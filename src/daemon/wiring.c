@@ -459,6 +459,8 @@ static void wiring_spawn(struct sandbox *sb)
 	int fds[3] = {sb->in_fd, sb->out_fd, sb->err_fd};
 
 	sc->pidns = spawn_pidns_wanted();
+	if (isolate_box_root(&sb->iso, sb->box.active, &sc->map_uid, &sc->map_gid))
+		sc->pidns = SPAWN_PIDNS_USER_ROOT;
 	sc->pidns_required = sb->o->cfg.strict || sb->box.active;
 	sc->box = &sb->box;
 	sc->pidns_fallback = pids_without_init;
@@ -489,6 +491,10 @@ static void wiring_spawn(struct sandbox *sb)
 		log_warnx("warning: cannot make a PID namespace for the program (%s): it may "
 			  "outlive proctord if it clears its parent-death signal",
 			  strerror(sb->child.pidns_err));
+	if (sb->child.root_map_err)
+		log_warnx("warning: --box: no user namespace for uid 0 (%s): the program runs as "
+			  "the host's uid 0, without capabilities; give --user",
+			  strerror(sb->child.root_map_err));
 	title_running(sb->dir.path, sb->o->argv[0]);
 	/* The program has its copies. */
 	for (int i = 0; i < 3; i++)

@@ -154,6 +154,29 @@ bx_run "$T/tmp/o.dir" --ro-bind "$PROGS:/box/fifo" -- /bin/true
 check_re "[$who] ...and where a directory is bound: failed setup" \
 	"^failed setup: /box/fifo: Not a directory" "$ANS_STATUS" || ans_diag
 
+# --- uid 0 in a box ----------------------------------------------------------------
+
+if [ "$rootless" = 1 ]; then
+	skip "[nobody] root's box without --user: uid 0 there is nobody on the host" "rootless"
+	skip "...and a file of root's in DIR cannot be written" "rootless"
+elif vg_on; then
+	skip "[root] root's box without --user: uid 0 there is nobody on the host" \
+		"under valgrind (no clone3: no user namespace, a warning says so)"
+	skip "...and a file of root's in DIR cannot be written" "under valgrind"
+else
+	bx_new
+	echo "root's" >"$BOX/rootfile"
+	chmod 0644 "$BOX/rootfile"
+	bx_run "$T/tmp/o.uid0" -- sh -c 'id -u; echo made >/box/made
+		echo spoiled 2>/dev/null >/box/rootfile && echo "rootfile: written" || echo "rootfile: refused"'
+	check_eq "[root] root's box without --user: uid 0 there is nobody on the host" \
+		"0;$(id -u nobody):$(id -g nobody);" \
+		"$(sed -n 1p "$T/tmp/o.uid0");$(stat -c %u:%g "$BOX/made" 2>&1);" ||
+		diag "$(cat "$T/tmp/o.uid0.err")"
+	check_eq "...and a file of root's in DIR cannot be written" "rootfile: refused;root's" \
+		"$(sed -n 2p "$T/tmp/o.uid0");$(cat "$BOX/rootfile")"
+fi
+
 # --- the report ------------------------------------------------------------------
 
 # The program (as the box's uid 0, or nobody) puts a directory where the
