@@ -115,7 +115,7 @@ if wait_for "$T_OP" has_child "$run"; then
 	pd=$(pgrep -P "$run" | head -1)
 	# proctord has started the program once it has a child of its own.
 	wait_for "$T_OP" has_child "$pd"
-	kill -KILL "$pd"
+	pd_kill "$pd"
 	wait "$run"
 	rc=$?
 	check_eq "proctord killed outright: proctor run exits 125" 125 "$rc"
