@@ -197,7 +197,7 @@ if pd_start --dir "$T/tmp/run.esc" --box "$BOX" --ro-bind "$PROGS:/progs" "${VG_
 	--stdin "$T/tmp/esc.lock" -- /progs/escape /box/ready &&
 	wait_for "$T_OP" test -e "$BOX/ready"; then
 	check "[$who] the escape helper's tree holds the lock" lock_held "$T/tmp/esc.lock"
-	kill -KILL "$(bx_pid "$T/tmp/run.esc")"
+	pd_kill "$(bx_pid "$T/tmp/run.esc")"
 	check "[$who] SIGKILL to proctord: no process of the box is left within 5 s" \
 		wait_for 5 flock -x -n "$T/tmp/esc.lock" true
 else
