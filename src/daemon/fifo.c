@@ -12,13 +12,15 @@
 // pipe in advance could be read stale by the next client. Without that
 // thread, the open is retried from a timer with a short backoff.
 // After writing, proctord waits for that reader to close (inotify
-// IN_CLOSE_NOWRITE) before the next answer: a reader still blocked in read()
+// IN_CLOSE_NOWRITE, or IN_CLOSE_WRITE for a reader that opened it
+// read-write) before the next answer: a reader still blocked in read()
 // would otherwise take the next answer as part of its own.
 // Deadlines bound both waits, so a client that never comes or never leaves
 // delays others by at most FIFO_READER_TIMEOUT and never stalls proctord.
 // A reader still there at the deadline keeps the status FIFO it holds, and
 // a fresh one is renamed over the name: later answers must not go into a
-// pipe that reader may hold for ever.
+// pipe that reader may hold for ever. What it left unread is thrown away,
+// and a client waiting on that FIFO gets the next answer there.
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -33,6 +35,10 @@
 #include "log.h"
 #include "report.h"
 #include "util.h"
+
+/* A reader's close, plain or read-write; IN_ATTRIB only parts our own close
+ * from a reader's in the queue (opener.c), so that they are not merged. */
+#define FIFO_WATCH_MASK (IN_CLOSE_NOWRITE | IN_CLOSE_WRITE | IN_ATTRIB | IN_DONT_FOLLOW)
 
 static int fifo_make(int dirfd, const char *name, int *created, char *err, size_t errlen)
 {
@@ -88,6 +94,9 @@ static int fifo_open_checked(int dirfd, const char *name, int flags, char *err, 
 static void fifo_close_wait(struct fifo *f);
 static int fifo_deliver_fd(struct fifo *f, int fd, char *buf, size_t len);
 static void fifo_await_close(struct fifo *f);
+static void fifo_stuck(struct fifo *f);
+static void fifo_answer_old(struct fifo *f, int fd);
+static size_t fifo_compose(struct fifo *f, char *buf, size_t len);
 
 void fifo_append(struct fifo *f, struct fifo_request *r)
 {
@@ -134,12 +143,11 @@ static void fifo_request_cb(void *ctx, enum request_kind kind, const char *garba
 	fifo_append(f, r);
 }
 
-static void fifo_wait_cb(struct ev_loop *loop, ev_io *w, int revents)
+/* Read what clients wrote to the wait FIFO, and queue their requests. */
+static void fifo_read_requests(struct fifo *f)
 {
-	struct fifo *f = w->data;
 	char buf[4096];
 
-	opener_poll(&f->opener);
 	/* At most 64 KiB per wake-up: a client flooding the FIFO must not keep
 	 * the loop from its timers; epoll calls again while data is left. */
 	for (int reads = 0; reads < 16 && f->wait_rfd >= 0; reads++) {
@@ -164,6 +172,14 @@ static void fifo_wait_cb(struct ev_loop *loop, ev_io *w, int revents)
 		if ((size_t)n < sizeof buf)
 			break;
 	}
+}
+
+static void fifo_wait_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct fifo *f = w->data;
+
+	opener_poll(&f->opener);
+	fifo_read_requests(f);
 	fifo_kick(f);
 }
 
@@ -254,8 +270,18 @@ void fifo_purge_stale_at(struct fifo *f, uint64_t now)
 	fifo_drop_where(f, pp, fifo_is_stale, now);
 }
 
+/* Whether a read-write reader's close is among the events read. */
+static int fifo_rw_closed(const struct fifo *f)
+{
+	return f->wclose_balance > 0 && !(f->state == FIFO_RETRY && f->opener.in_flight);
+}
+
 /* Empty inotify's queue; returns whether it held a reader's close.
- * Identical events may have been merged: only "at least one" is relied on. */
+ * Identical events may have been merged: only "at least one" is relied on.
+ * A reader that opened status read-write closes with IN_CLOSE_WRITE, as our
+ * own write ends do: wclose_balance counts those events against our closes,
+ * and one left over is a reader's. Until the opener's result is taken, its
+ * close may be among them unknown: no conclusion is drawn from them then. */
 static int fifo_read_events(struct fifo *f)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
@@ -278,6 +304,8 @@ static int fifo_read_events(struct fifo *f)
 			if ((ev->mask & IN_Q_OVERFLOW) ||
 			    ((ev->mask & IN_CLOSE_NOWRITE) && ev->wd == f->status_wd))
 				closed = 1;
+			if ((ev->mask & IN_CLOSE_WRITE) && ev->wd == f->status_wd)
+				f->wclose_balance++;
 			p += sizeof *ev + ev->len;
 		}
 		/* Events are read whole: room left for the largest one means
@@ -285,7 +313,25 @@ static int fifo_read_events(struct fifo *f)
 		if ((size_t)n + sizeof(struct inotify_event) + NAME_MAX + 1 <= sizeof buf)
 			break;
 	}
-	return closed;
+	return closed || fifo_rw_closed(f);
+}
+
+/* Before an answer goes out: the close events so far are from earlier
+ * readers (or ours). */
+static void fifo_forget_events(struct fifo *f)
+{
+	fifo_read_events(f);
+	f->wclose_balance = 0;
+}
+
+/* Our write end on the status FIFO is closed: its IN_CLOSE_WRITE is not a
+ * reader's. Read at once, so that a reader's close coming later is not
+ * merged with it. */
+static int fifo_close_own(struct fifo *f, int fd)
+{
+	close(fd);
+	f->wclose_balance--;
+	return fifo_read_events(f);
 }
 
 static void fifo_ino_cb(struct ev_loop *loop, ev_io *w, int revents)
@@ -309,7 +355,7 @@ static int fifo_watch(struct fifo *f)
 {
 	if (f->status_wd >= 0)
 		return 0;
-	f->status_wd = inotify_add_watch(f->ino_fd, f->status_path, IN_CLOSE_NOWRITE | IN_DONT_FOLLOW);
+	f->status_wd = inotify_add_watch(f->ino_fd, f->status_path, FIFO_WATCH_MASK);
 	if (f->status_wd < 0) {
 		log_warn("inotify on %s", f->status_path);
 		return -1;
@@ -349,7 +395,7 @@ static int fifo_status_moved(struct fifo *f)
 
 	if (f->status_wd >= 0) {
 		/* inotify watches an inode: follow the new one, forget the old. */
-		wd = inotify_add_watch(f->ino_fd, f->status_path, IN_CLOSE_NOWRITE | IN_DONT_FOLLOW);
+		wd = inotify_add_watch(f->ino_fd, f->status_path, FIFO_WATCH_MASK);
 		if (wd < 0)
 			log_warn("inotify on %s", f->status_path);
 		if (f->status_wd != wd)
@@ -379,19 +425,40 @@ static int fifo_status_follow(struct fifo *f)
 	return fifo_status_moved(f);
 }
 
+/* Empty the pipe of the status FIFO a reader has held past its deadline:
+ * what it left unread is not to be read by a client waiting on that FIFO as
+ * (part of) its own answer. */
+static void fifo_drain_stuck(struct fifo *f)
+{
+	char buf[PIPE_BUF];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	fd = openat(f->dirfd, "status", O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && fifo_status_is(f, &st))
+		do
+			n = read(fd, buf, sizeof buf);
+		while (n > 0 || (n < 0 && errno == EINTR));
+	close(fd);
+}
+
 /* Put a fresh status FIFO in place of the one a reader holds and may hold
  * for ever: later clients open the new one, and answers no longer go into
- * the stuck reader's pipe. Returns 0 if replaced. */
+ * the stuck reader's pipe. Returns the old one open for writing (the
+ * clients that came meanwhile wait on it), or -1: not replaced (ENXIO: the
+ * reader has gone after all). */
 static int fifo_replace_status(struct fifo *f)
 {
 	char tmp[64];
 	struct stat st;
 	int old;
 
-	/* Our own write end on the old FIFO: the clients that came meanwhile
-	 * and wait in their open() (or poll) on it are let go when we close
-	 * it, with what its pipe holds, then end of file. ENXIO: the reader
-	 * has gone after all. */
+	fifo_drain_stuck(f);
+	/* Our own write end on the old FIFO, which lets go the clients that
+	 * came meanwhile and wait in their open() (or poll) on it. */
 	old = openat(f->dirfd, "status", O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	if (old < 0)
 		return -1;
@@ -421,8 +488,7 @@ static int fifo_replace_status(struct fifo *f)
 		return -1;
 	}
 	fifo_status_moved(f);
-	close(old);
-	return 0;
+	return old;
 }
 
 /* The answers owed when the status FIFO was replaced were for clients that
@@ -449,16 +515,58 @@ static void fifo_timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	if (f->state == FIFO_RETRY && opener_poll(&f->opener))
 		return;
 
-	if (f->state == FIFO_WAIT_CLOSE && fifo_replace_status(f) == 0) {
-		log_warnx("a client held the status FIFO for over %.0fs; it keeps that one, "
-			  "later clients get a new one",
-			  FIFO_READER_TIMEOUT);
-		fifo_drop_owed(f);
+	if (f->state == FIFO_WAIT_CLOSE) {
+		fifo_stuck(f);
+		return;
 	}
-	if (f->state == FIFO_RETRY)
-		log_warnx("no client opened the status FIFO within %.0fs; answer dropped",
-			  FIFO_READER_TIMEOUT);
+	log_warnx("no client opened the status FIFO within %.0fs; answer dropped",
+		  FIFO_READER_TIMEOUT);
 	fifo_done(f);
+}
+
+/* The head's reader holds the status FIFO past the deadline: it keeps that
+ * one, later clients get a fresh one. A client that came meanwhile waits on
+ * the old one: it gets the next answer owed there (composed now), the
+ * others owed are dropped (but a terminating wait's), as theirs would go
+ * to the wrong reader. */
+static void fifo_stuck(struct fifo *f)
+{
+	int old = fifo_replace_status(f);
+
+	if (old < 0) {
+		fifo_done(f);
+		return;
+	}
+	log_warnx("a client held the status FIFO for over %.0fs; it keeps that one, "
+		  "later clients get a new one",
+		  FIFO_READER_TIMEOUT);
+	fifo_drop_head(f);
+	/* A request written just now is one of theirs. */
+	fifo_read_requests(f);
+	if (f->head) {
+		fifo_drop_owed(f);
+		if (f->ops->ready(f->ctx, f->head))
+			fifo_answer_old(f, old);
+	}
+	close(old);
+	fifo_kick(f);
+}
+
+/* The head's answer, into the status FIFO just replaced, for the client
+ * that waits on it. No close is waited for: no later answer goes there. */
+static void fifo_answer_old(struct fifo *f, int fd)
+{
+	char buf[REPORT_RESPONSE_MAX];
+	size_t len = fifo_compose(f, buf, sizeof buf);
+	ssize_t n;
+
+	do
+		n = write(fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)len && !(n < 0 && errno == EPIPE))
+		log_warn("write status FIFO");
+	f->last_taken_us = now_us();
+	fifo_pop(f);
 }
 
 /* The head's answer, from the state brought up to date for it. */
@@ -509,26 +617,26 @@ static int fifo_try_deliver(struct fifo *f, char *buf, size_t len)
 static int fifo_deliver_fd(struct fifo *f, int fd, char *buf, size_t len)
 {
 	ssize_t n;
+	int gone;
 
-	/* Close events so far are from earlier readers. */
-	fifo_read_events(f);
+	fifo_forget_events(f);
 	if (len == 0)
 		len = fifo_compose(f, buf, REPORT_RESPONSE_MAX);
 	do
 		n = write(fd, buf, len);
 	while (n < 0 && errno == EINTR);
-	if (n < 0 && errno == EPIPE) {
-		/* The reader came and went before the answer: its close was
-		 * taken above for an earlier one's. No close is to come. */
-		close(fd);
-		f->last_taken_us = now_us();
+	if (n != (ssize_t)len && !(n < 0 && errno == EPIPE))
+		log_warn("write status FIFO");
+	f->last_taken_us = now_us();
+	/* EPIPE: the reader came and went before the answer, its close taken
+	 * above for an earlier one's. A reader that has read and gone already
+	 * (read-write, it needs no end of file) would have its close merged
+	 * with ours. Either way no close is to come. */
+	gone = (n < 0 && errno == EPIPE) || opener_reader_gone(fd);
+	if (fifo_close_own(f, fd) || gone) {
 		fifo_drop_head(f);
 		return 1;
 	}
-	if (n != (ssize_t)len)
-		log_warn("write status FIFO");
-	close(fd);
-	f->last_taken_us = now_us();
 	fifo_await_close(f);
 	return 0;
 }
@@ -557,15 +665,17 @@ static void fifo_opener_cb(void *ctx, enum opener_result r, int fd, int err)
 	switch (r) {
 	case OPENER_DELIVERED:
 		f->last_taken_us = now_us();
+		f->wclose_balance--; /* the thread's close, now known */
 		if (err == EPIPE) {
-			/* The reader came and went before the answer. */
+			/* The reader came and went before the answer, or has
+			 * read it and gone already. */
 			fifo_done(f);
 			return;
 		}
 		if (err)
 			log_warnx("write status FIFO: %s", strerror(err));
 		fifo_await_close(f);
-		if (f->closed_early)
+		if (f->closed_early || fifo_rw_closed(f))
 			fifo_done(f);
 		return;
 	case OPENER_LATE:
@@ -604,8 +714,7 @@ static int fifo_hand_over(struct fifo *f, const char *buf, size_t len, uint64_t 
 		f->opener_failed = 1;
 		return -1;
 	}
-	/* Close events so far are from earlier readers. */
-	fifo_read_events(f);
+	fifo_forget_events(f);
 	f->closed_early = 0;
 	opener_submit(&f->opener, buf, len, composed_us);
 	ev_timer_stop(f->loop, &f->timeout);

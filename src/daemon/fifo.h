@@ -86,6 +86,9 @@ struct fifo {
 	struct opener opener;
 	int opener_failed;  /* the thread cannot be had: poll */
 	int closed_early;   /* a reader's close came while the opener worked */
+	int wclose_balance; /* IN_CLOSE_WRITE events read, less our own closes
+			     * of a write end, since the answer went out: one
+			     * over is a read-write reader's close */
 	int reader_fd;      /* the status FIFO open for writing, with a reader
 			     * that came for an answer given up: the next
 			     * answer is its */
