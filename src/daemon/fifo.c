@@ -38,7 +38,7 @@
 
 /* A reader's close, plain or read-write; IN_ATTRIB only parts our own close
  * from a reader's in the queue (opener.c), so that they are not merged. */
-#define FIFO_WATCH_MASK (IN_CLOSE_NOWRITE | IN_CLOSE_WRITE | IN_ATTRIB | IN_DONT_FOLLOW)
+#define FIFO_WATCH_MASK (IN_CLOSE_NOWRITE | IN_CLOSE_WRITE | IN_ATTRIB)
 
 static int fifo_make(int dirfd, const char *name, int *created, char *err, size_t errlen)
 {
@@ -92,6 +92,7 @@ static int fifo_open_checked(int dirfd, const char *name, int flags, char *err, 
 }
 
 static void fifo_close_wait(struct fifo *f);
+static int fifo_add_watch(struct fifo *f);
 static int fifo_deliver_fd(struct fifo *f, int fd, char *buf, size_t len);
 static void fifo_await_close(struct fifo *f);
 static void fifo_stuck(struct fifo *f);
@@ -355,12 +356,31 @@ static int fifo_watch(struct fifo *f)
 {
 	if (f->status_wd >= 0)
 		return 0;
-	f->status_wd = inotify_add_watch(f->ino_fd, f->status_path, FIFO_WATCH_MASK);
-	if (f->status_wd < 0) {
-		log_warn("inotify on %s", f->status_path);
-		return -1;
+	f->status_wd = fifo_add_watch(f);
+	return f->status_wd < 0 ? -1 : 0;
+}
+
+/* inotify's watch on the FIFO that status_pfd holds, through that
+ * descriptor: its directory may have been renamed since it was made, and a
+ * path would then lead elsewhere, or nowhere. Only without /proc, by the
+ * path. Returns the watch, or -1 (said why). */
+static int fifo_add_watch(struct fifo *f)
+{
+	char path[64];
+	int wd = -1;
+
+	if (f->status_pfd >= 0) {
+		snprintf(path, sizeof path, "/proc/self/fd/%d", f->status_pfd);
+		/* Followed: the link is the descriptor's own FIFO. */
+		wd = inotify_add_watch(f->ino_fd, path, FIFO_WATCH_MASK);
+		if (wd >= 0 || errno != ENOENT)
+			goto out;
 	}
-	return 0;
+	wd = inotify_add_watch(f->ino_fd, f->status_path, FIFO_WATCH_MASK | IN_DONT_FOLLOW);
+out:
+	if (wd < 0)
+		log_warn("inotify on %s", f->status_path);
+	return wd;
 }
 
 /* (Re)open status_pfd on what is at the name status now, checked. Returns 0,
@@ -393,17 +413,15 @@ static int fifo_status_moved(struct fifo *f)
 {
 	int wd;
 
+	if (fifo_status_path_fd(f) < 0)
+		return -1;
 	if (f->status_wd >= 0) {
 		/* inotify watches an inode: follow the new one, forget the old. */
-		wd = inotify_add_watch(f->ino_fd, f->status_path, FIFO_WATCH_MASK);
-		if (wd < 0)
-			log_warn("inotify on %s", f->status_path);
+		wd = fifo_add_watch(f);
 		if (f->status_wd != wd)
 			inotify_rm_watch(f->ino_fd, f->status_wd);
 		f->status_wd = wd;
 	}
-	if (fifo_status_path_fd(f) < 0)
-		return -1;
 	opener_set_path(&f->opener, f->status_pfd);
 	return 0;
 }

@@ -73,7 +73,7 @@ struct fifo {
 	struct ev_loop *loop;
 	int dirfd;
 	uid_t euid;
-	char *status_path; /* for inotify, which has no *at() form */
+	char *status_path; /* for messages, and inotify without /proc */
 	int created_wait, created_status;
 	int wait_rfd, wait_wfd;
 	int ino_fd;
