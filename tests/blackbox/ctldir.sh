@@ -13,19 +13,13 @@ mkdir "$T/a"
 pd_start --dir "$T/a/sb" -- sleep 100
 mv "$T/a" "$T/b"
 sb="$T/b/sb"
-bad=0 slow=0 worst=0
+TALLY_BAD=0 TALLY_SLOW=0 TALLY_WORST=0
 for i in 1 2 3 4; do
-	t=$(now_us)
-	wait1 "$sb"
-	t=$(($(now_us) - t))
-	[ "$WAIT_RC" = 0 ] && [ "$ANS_OK" = 1 ] && [ "$ANS_HEAD" = running ] ||
-		{ bad=$((bad + 1)); ans_diag; }
-	[ "$t" -le 1000000 ] || slow=$((slow + 1))
-	[ "$t" -le "$worst" ] || worst=$t
+	wait_tally "$sb"
 done
-diag "slowest wait after the rename: $worst µs"
-check_eq "after its directory is renamed, 4 waits through the new path are answered" 0 "$bad"
-native timing check_eq "...each within 1 s (no 2 s deadline waited out)" 0 "$slow"
+diag "slowest wait after the rename: $TALLY_WORST µs"
+check_eq "after its directory is renamed, 4 waits through the new path are answered" 0 "$TALLY_BAD"
+native timing check_eq "...each within 1 s (no 2 s deadline waited out)" 0 "$TALLY_SLOW"
 wait0 "$sb"
 check_eq "...and the terminating wait" "killed terminate" "$ANS_HEAD" || ans_diag
 check "...after which proctord removes the directory, where it now is" wait_for "$T_OP" gone "$sb"
