@@ -43,6 +43,7 @@ enum fifo_state {
 	FIFO_RETRY,      /* an answer is owed, but no reader has opened yet: the
 			  * opener waits for it (else a timer retries) */
 	FIFO_WAIT_CLOSE, /* answer written, waiting for its reader to leave */
+	FIFO_N_STATES
 };
 
 /* A reader that has not closed the status FIFO by the deadline may never
