@@ -430,6 +430,39 @@ fail:
 	return -1;
 }
 
+int box_check_apart(const struct box *b, const struct sbdir *d, char *err, size_t errlen)
+{
+	int fds[BOX_MAX_FDS], dirs[BOX_MAX_FDS];
+	const char *real[BOX_MAX_FDS];
+	const struct box_step *from[BOX_MAX_FDS];
+	size_t n = 0;
+	int i;
+
+	for (size_t k = 0; b->active && k < b->n_steps && n < BOX_MAX_FDS; k++) {
+		if (b->steps[k].kind != BOX_BIND)
+			continue;
+		from[n] = &b->steps[k];
+		fds[n] = b->steps[k].src_fd;
+		dirs[n] = b->steps[k].is_dir;
+		real[n++] = b->steps[k].real;
+	}
+	i = n ? sbdir_reached(d, fds, dirs, real, n) : -1;
+	if (i == -1)
+		return 0;
+	if (i == -2)
+		snprintf(err, errlen,
+			 "sandbox directory %s: cannot tell whether the program could reach it "
+			 "(%s)",
+			 d->path, strerror(errno));
+	else
+		snprintf(err, errlen,
+			 "sandbox directory %s is within the program's reach, through %s (at %s in "
+			 "the box): it could put a directory with FIFOs of its own in its place; "
+			 "choose one outside the box and its binds",
+			 d->path, from[i]->src, from[i]->path);
+	return -1;
+}
+
 void box_free(struct box *b)
 {
 	for (size_t i = 0; i < b->n_steps; i++) {

@@ -53,6 +53,12 @@ int box_prepare(struct box *b, const struct config *c, uid_t uid, gid_t gid, cha
 		size_t errlen);
 void box_free(struct box *b);
 
+struct sbdir;
+/* Refuse a sandbox directory that the program could reach through what the
+ * box binds (DIR, a --bind or --ro-bind, a directory of the system): it
+ * could rename it away and answer for proctord. Returns 0, or -1 with err. */
+int box_check_apart(const struct box *b, const struct sbdir *d, char *err, size_t errlen);
+
 /* The descriptors the init must keep until box_child_enter. Returns how
  * many were written to out (at most max). */
 size_t box_fds(const struct box *b, int *out, size_t max);

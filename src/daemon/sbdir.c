@@ -472,3 +472,99 @@ void sbdir_close(struct sbdir *d)
 	memset(d, 0, sizeof *d);
 	d->fd = d->parent_fd = -1;
 }
+
+/* The sandbox directory and every directory above it, up to /, by device
+ * and inode (a path would miss a directory reached by another name). */
+struct sbdir_chain {
+	struct stat *st;
+	size_t n;
+};
+
+/* The directory fd and those above it, following "..". Returns 0, or -1. */
+static int sbdir_chain_make(struct sbdir_chain *c, int fd)
+{
+	int cur = dup(fd);
+
+	c->st = NULL;
+	c->n = 0;
+	while (cur >= 0) {
+		int up;
+
+		c->st = xreallocarray(c->st, c->n + 1, sizeof *c->st);
+		if (fstat(cur, &c->st[c->n]) < 0)
+			break;
+		/* "/" is its own parent. */
+		if (c->n > 0 && c->st[c->n].st_dev == c->st[c->n - 1].st_dev &&
+		    c->st[c->n].st_ino == c->st[c->n - 1].st_ino) {
+			close(cur);
+			return 0;
+		}
+		c->n++;
+		up = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		close(cur);
+		cur = up;
+	}
+	if (cur >= 0)
+		close(cur);
+	free(c->st);
+	return -1;
+}
+
+/* Where st is in the chain: 0 the sandbox directory, 1 its parent, ...; or
+ * -1. */
+static ssize_t sbdir_chain_find(const struct sbdir_chain *c, const struct stat *st)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->st[i].st_dev == st->st_dev && c->st[i].st_ino == st->st_ino)
+			return (ssize_t)i;
+	return -1;
+}
+
+/* Whether what fd is (O_PATH, is_dir: a directory, else a file whose path,
+ * every link resolved, is real) is inside the sandbox directory. The
+ * directories above it are walked up to the first of the chain. */
+static int sbdir_holds(const struct sbdir_chain *c, int fd, int is_dir, const char *real)
+{
+	char parent[PATH_MAX];
+	struct stat st;
+	ssize_t at = -1;
+	int cur, up;
+
+	if (is_dir) {
+		cur = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	} else {
+		snprintf(parent, sizeof parent, "%s", real);
+		*strrchr(parent, '/') = '\0';
+		cur = open(parent[0] ? parent : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
+	/* Cannot be walked: say it is inside, rather than risk it. */
+	while (cur >= 0 && fstat(cur, &st) == 0 && (at = sbdir_chain_find(c, &st)) < 0) {
+		up = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		close(cur);
+		cur = up;
+	}
+	if (cur >= 0)
+		close(cur);
+	return at <= 0;
+}
+
+int sbdir_reached(const struct sbdir *d, const int *fds, const int *is_dir,
+		  const char *const *real, size_t n)
+{
+	struct sbdir_chain c;
+	struct stat st;
+	int found = -1;
+
+	if (sbdir_chain_make(&c, d->fd) < 0)
+		return -2;
+	for (size_t i = 0; i < n && found < 0; i++) {
+		if (fstat(fds[i], &st) < 0)
+			continue;
+		/* The sandbox directory, one above it, or one inside it. */
+		if ((is_dir[i] && sbdir_chain_find(&c, &st) >= 0) ||
+		    sbdir_holds(&c, fds[i], is_dir[i], real[i]))
+			found = (int)i;
+	}
+	free(c.st);
+	return found;
+}

@@ -30,4 +30,12 @@ void sbdir_close(struct sbdir *d);
  * with a message naming what in err. */
 int sbdir_open_links(const char *path, const char *what, char *err, size_t errlen);
 
+/* Whether a program that sees the files fds[0..n) (O_PATH; is_dir[i]: a
+ * directory, else a file whose path, every link resolved, is real[i]) can
+ * reach the sandbox directory: one of them is it, holds it, or is inside
+ * it, by device and inode. Returns the first such i, -1 for none, or -2
+ * if it cannot be told. */
+int sbdir_reached(const struct sbdir *d, const int *fds, const int *is_dir,
+		  const char *const *real, size_t n);
+
 #endif

@@ -325,6 +325,10 @@ void wiring_serve(struct sandbox *sb)
 	prio_raise(&sb->prio, sb->loop, sb->nice_value);
 	if (sbdir_open(&sb->dir, o->cfg.dir, o->cfg.dir_mode, err, sizeof err) < 0)
 		log_fatalx(EXIT_SETUP, "%s", err);
+	if (box_check_apart(&sb->box, &sb->dir, err, sizeof err) < 0) {
+		sbdir_close(&sb->dir);
+		log_fatalx(EXIT_SETUP, "%s", err);
+	}
 	if (fifo_open(&sb->fifo, sb->loop, sb->dir.fd, sb->dir.path, &supervise_fifo_ops, &sb->sv,
 		      err, sizeof err) < 0) {
 		sbdir_close(&sb->dir);

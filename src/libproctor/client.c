@@ -184,6 +184,17 @@ static int client_request(const char *dir, int terminate, int64_t deadline)
  * is checked again. */
 #define CLIENT_ALIVE_CHECK_MS 20
 
+/* Read and drop what fd (non-blocking) holds now. */
+static void client_discard(int fd)
+{
+	char buf[512];
+	ssize_t n;
+
+	do
+		n = read(fd, buf, sizeof buf);
+	while (n > 0 || (n < 0 && errno == EINTR));
+}
+
 /* The status FIFO, open for reading (non-blocking: never waits) in *fdp. */
 static int client_status_open(const char *dir, int *fdp)
 {
@@ -199,6 +210,10 @@ static int client_status_open(const char *dir, int *fdp)
 		close(fd);
 		return PROCTOR_ENOSANDBOX;
 	}
+	/* Our request is not written yet: what the pipe holds is not our
+	 * answer, but what an earlier reader left unread (it opened status
+	 * and never read it all). Read as ours, it would spoil our answer. */
+	client_discard(fd);
 	*fdp = fd;
 	return PROCTOR_OK;
 }

@@ -210,6 +210,19 @@ pd_wait() {
 wait1() { pd_wait 1 "$1"; }
 wait0() { pd_wait 0 "$1"; }
 
+# wait_tally DIR: wait1, tallied: TALLY_BAD counts answers that are not a
+# well-formed running, TALLY_SLOW waits over 1 s, TALLY_WORST is the longest
+# (µs). Set the three to 0 before a series.
+wait_tally() {
+	local t0 dt
+	t0=$(now_us)
+	wait1 "$1"
+	dt=$(($(now_us) - t0))
+	((dt <= TALLY_WORST)) || TALLY_WORST=$dt
+	((dt <= 1000000)) || TALLY_SLOW=$((TALLY_SLOW + 1))
+	[ "$WAIT_RC.$ANS_OK.$ANS_HEAD" = 0.1.running ] || { TALLY_BAD=$((TALLY_BAD + 1)); ans_diag; }
+}
+
 # read_status DIR: only the reading half (for pipelined or orphaned requests).
 read_status() {
 	timeout "$T_OP" cat "$1/status" >"$T/answer" 2>"$T/answer.err"
