@@ -29,6 +29,8 @@ enum cg_role {
 	CG_ROLE_FREEZE,  /* v2 cgroup.freeze, v1 freezer */
 	CG_ROLE_EVENTS,  /* v2 cgroup.events: populated */
 	CG_ROLE_CPUSET,  /* the CPUs of --cpuset: v2 or v1 cpuset.cpus */
+	CG_ROLE_CPUWEIGHT, /* the tree in a cpu cgroup of its own: one weight
+			    * against proctord's, whatever its thread count */
 	CG_ROLE_COUNT,
 };
 
@@ -53,6 +55,8 @@ struct cgroup {
 	char why[CG_ROLE_COUNT][CG_WHY]; /* why a role has no cgroup */
 	char fatal[CG_WHY];       /* a cgroup made and lost: set-up must fail */
 	int moved;                /* proctord moved itself into a leaf (v2) */
+	int rt;                   /* the kernel lets proctord be SCHED_FIFO (prio_rt_probe) */
+	int rt_err;               /* else the errno of its refusal */
 	int probe;                /* --check: nothing is changed (cgroup_probe) */
 	char plan[2048];          /* --check: what set-up would do, a line each */
 	char nowhere[CG_WHY];     /* why no cgroup2 mount shows proctord's cgroup; "" */
@@ -114,6 +118,10 @@ size_t cgroup_join_fds(const struct cgroup *cg, int *fds, const char **paths, si
 		       int cloned_into);
 
 int cgroup_has(const struct cgroup *cg, enum cg_role r);
+/* The cpu.rt_runtime_us of proctord's own cgroup in a v1 cpu hierarchy
+ * (real-time group scheduling), with that cgroup's directory; -1 if there
+ * is no such file. */
+long cgroup_rt_runtime(const struct cgroup *cg, const char **dir);
 /* Whether the sandbox has a cgroup at all (one that holds every process). */
 int cgroup_active(const struct cgroup *cg);
 

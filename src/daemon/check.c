@@ -58,6 +58,43 @@ static void check_mechanism(void *ctx, const struct config_key *k, char *buf, si
 		cgroup_key_mechanism(ctx, k->name, buf, len);
 }
 
+/* What keeps the CPU deadline punctual: SCHED_FIFO as the kernel grants it
+ * (tried), else the tree's own cpu cgroup, else nothing but nice -10. */
+static void check_deadline(const struct cgroup *cg, FILE *out)
+{
+	char why[400], b[600];
+	const char *dir = NULL;
+	long rt_us;
+
+	if (cg->rt) {
+		fprintf(out, "%-14s %s\n", "cpu deadline",
+			"proctord SCHED_FIFO 1 (not inherited): wakes ahead of any number of "
+			"threads; over 50 ms of its own CPU in 100 ms, nice -10 until the window "
+			"ends");
+		return;
+	}
+	rt_us = cgroup_rt_runtime(cg, &dir);
+	if (!prio_rt_permitted())
+		snprintf(why, sizeof why, "no CAP_SYS_NICE, RLIMIT_RTPRIO 0");
+	else if (rt_us == 0)
+		snprintf(why, sizeof why,
+			 "SCHED_FIFO refused: real-time group scheduling gives proctord's cgroup "
+			 "no runtime, cpu.rt_runtime_us 0 in %s",
+			 dir);
+	else
+		snprintf(why, sizeof why, "SCHED_FIFO refused: %s", strerror(cg->rt_err));
+	if (cgroup_role_source(cg, CG_ROLE_CPUWEIGHT, b, sizeof b))
+		fprintf(out,
+			"%-14s proctord at nice -10 (%s); the tree in a cpu cgroup of its own, one "
+			"weight against proctord's however many threads it runs: %s\n",
+			"cpu deadline", why, b);
+	else
+		fprintf(out,
+			"%-14s proctord at nice -10 only (%s): may wake late when the tree has many "
+			"more runnable threads than CPUs\n",
+			"cpu deadline", why);
+}
+
 /* Where each figure comes from on this machine. */
 static void check_sources(const struct cgroup *cg, FILE *out)
 {
@@ -88,12 +125,7 @@ static void check_sources(const struct cgroup *cg, FILE *out)
 	else
 		fprintf(out, "%-14s %s\n", "tree kill",
 			"SIGKILL to every descendant found through /proc (proctord is a subreaper)");
-	fprintf(out, "%-14s %s\n", "cpu deadline",
-		prio_rt_permitted()
-			? "proctord SCHED_FIFO 1 (not inherited): wakes ahead of any number of "
-			  "threads; over 50 ms of its own CPU in 100 ms, nice -10 until the window ends"
-			: "proctord at nice -10 only (no CAP_SYS_NICE, RLIMIT_RTPRIO 0): may wake late "
-			  "when the tree has many more runnable threads than CPUs");
+	check_deadline(cg, out);
 	fprintf(out, "%-14s %s\n", "end of tree",
 		cgroup_role_source(cg, CG_ROLE_EVENTS, b, sizeof b)
 			? b

@@ -285,8 +285,12 @@ void wiring_serve(struct sandbox *sb)
 	sb->loop = ev_loop_new(EVBACKEND_EPOLL | EVFLAG_SIGNALFD | EVFLAG_NOENV);
 	if (!sb->loop)
 		log_fatalx(EXIT_SETUP, "cannot create the event loop");
-	/* A CPU-time deadline is only as punctual as proctord's wake-up. */
-	prio_raise(&sb->prio, sb->loop, sb->nice_value);
+	/* A CPU-time deadline is only as punctual as proctord's wake-up. The
+	 * cgroups were set up on the kernel's word that SCHED_FIFO would be
+	 * granted (cgroup_setup): a refusal now must not pass silently. */
+	if (!prio_raise(&sb->prio, sb->loop, sb->nice_value) && sb->cg.rt)
+		log_warnx("SCHED_FIFO was refused after all: the CPU deadline may fire late "
+			  "under many runnable threads");
 	if (sbdir_open(&sb->dir, o->cfg.dir, o->cfg.dir_mode, err, sizeof err) < 0)
 		log_fatalx(EXIT_SETUP, "%s", err);
 	if (fifo_open(&sb->fifo, sb->loop, sb->dir.fd, sb->dir.path, &supervise_fifo_ops, &sb->sv,
