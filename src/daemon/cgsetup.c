@@ -991,6 +991,8 @@ static const char *cg_key_unenforced(const struct cgroup *cg, const char *key, c
 {
 	enum cg_role r = cg_key_role(key);
 
+	if (r == CG_ROLE_PIDS && cg->role[r] < 0 && cg->pids_nproc)
+		return NULL;
 	if (cg->role[r] < 0) {
 		snprintf(buf, len, "%s", cg->why[r]);
 		return buf;
@@ -1018,6 +1020,13 @@ void cgroup_key_mechanism(const struct cgroup *cg, const char *key, char *buf, s
 
 	if (cg_key_unenforced(cg, key, why, sizeof why)) {
 		snprintf(buf, len, "NOT enforced: %s", why);
+		return;
+	}
+	if (cg->role[r] < 0) { /* pids, held by cgroup_pids_by_rlimit */
+		snprintf(buf, len,
+			 "RLIMIT_NPROC of the program's user namespace (pids + 1 for the init; "
+			 "no pids cgroup: %s)",
+			 cg->why[r]);
 		return;
 	}
 	h = &cg->h[cg->role[r]];
@@ -1080,6 +1089,18 @@ int cgroup_v2_procs_fd(const struct cgroup *cg, const char **path)
 int cgroup_oom_watch_fd(const struct cgroup *cg)
 {
 	return cg->oom_watch_fd;
+}
+
+uint64_t cgroup_pids_by_rlimit(struct cgroup *cg, const struct limits *l, int box, int userns)
+{
+	cg->pids_nproc = 0;
+	if (cg->role[CG_ROLE_PIDS] >= 0 || !userns)
+		return 0;
+	if (l->pids < UNITS_UNLIMITED - 1) {
+		cg->pids_nproc = 1;
+		return l->pids + 1;
+	}
+	return box ? CG_BOX_PIDS + 1 : 0;
 }
 
 int cgroup_has_plan(const struct cgroup *cg)

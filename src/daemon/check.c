@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: ISC
 // proctord --check: the effective settings, their sources and what enforces
 // them, printed without changing anything on the machine.
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -156,14 +157,34 @@ static size_t check_pidns(const struct config *c, FILE *out)
 	return 1;
 }
 
+/* A box's processes without --pids and without a pids cgroup: its default. */
+static void check_box_pids(const struct config *c, uint64_t nproc, FILE *out)
+{
+	if (!c->box || c->limits.pids != UNITS_UNLIMITED)
+		return;
+	if (nproc)
+		fprintf(out,
+			"%-14s at most %d processes and threads without --pids (RLIMIT_NPROC "
+			"%" PRIu64 " in the box's user namespace, its init included: no pids cgroup "
+			"here); a fork bomb fails to fork past it\n",
+			"box pids", CG_BOX_PIDS, nproc);
+	else
+		fprintf(out, "%-14s unlimited without --pids: give --pids to stop a fork bomb\n",
+			"box pids");
+}
+
 int check_run(struct options *o)
 {
 	/* Static, as the sandbox's are: the cgroup state is large. */
 	static struct cgroup cg;
 	size_t n;
+	uint64_t nproc;
 
 	/* Read-only: --check changes nothing on the machine. */
 	cgroup_probe(&cg, (enum cg_mode)o->cfg.cgroup_mode, &o->cfg.limits);
+	nproc = cgroup_pids_by_rlimit(&cg, &o->cfg.limits, o->cfg.box != NULL,
+				      spawn_pidns_wanted() == SPAWN_PIDNS_USER &&
+					  spawn_pidns_probe(SPAWN_PIDNS_USER) == 0);
 
 	printf("proctord %s: configuration check", PROCTOR_VERSION);
 	if (o->config_file)
@@ -185,6 +206,7 @@ int check_run(struct options *o)
 	}
 	n += check_isolation(&o->cfg, stdout, "\ncannot be honoured: ");
 	n += box_check(&o->cfg, stdout, "\ncannot be honoured: ");
+	check_box_pids(&o->cfg, nproc, stdout);
 	hostcheck_print("", &o->cfg.limits.cpuset, stdout);
 	cgroup_destroy(&cg);
 	config_free(&o->cfg);

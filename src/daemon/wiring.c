@@ -255,6 +255,10 @@ int wiring_cgroups(struct sandbox *sb)
 	if (c->limits.pids < UNITS_UNLIMITED - 1 &&
 	    cgroup_set_pids_max(&sb->cg, c->limits.pids + 1, err, sizeof err) < 0)
 		log_fatalx(EXIT_SETUP, "%s", err);
+	/* No pids cgroup: a non-root proctord's program runs in a user
+	 * namespace of its own, where RLIMIT_NPROC counts only its tree. */
+	sb->nproc = cgroup_pids_by_rlimit(&sb->cg, &c->limits, sb->box.active,
+					  spawn_pidns_wanted() == SPAWN_PIDNS_USER);
 	/* A limit that is asked for and not enforced must never pass silently. */
 	if (cgroup_unhonoured(&sb->cg, &c->limits, NULL, NULL) > 0) {
 		cgroup_unhonoured(&sb->cg, &c->limits, stderr,
@@ -334,6 +338,7 @@ static void wiring_spawn_config(struct sandbox *sb)
 	sc->chdir = o->cfg.chdir ? o->cfg.chdir : sb->box.active ? "/box" : NULL;
 	sc->limits = &o->cfg.limits;
 	sc->nice = sb->nice_value;
+	sc->nproc = sb->nproc;
 	sc->cgroup_fd = cgroup_clone_fd(&sb->cg);
 	sc->cgroup_procs_fd = cgroup_v2_procs_fd(&sb->cg, &sc->cgroup_path);
 	sc->n_join = cgroup_join_fds(&sb->cg, sb->join_fds, sb->join_paths, CG_MAX_HIER, 1);
@@ -440,6 +445,14 @@ static void wiring_spawn(struct sandbox *sb)
 		log_warnx("warning: cannot make a PID namespace for the program (%s): it may "
 			  "outlive proctord if it clears its parent-death signal",
 			  strerror(sb->child.pidns_err));
+	/* Without its user namespace, RLIMIT_NPROC was not set (it would have
+	 * counted the uid's every process on the host). */
+	if (sb->child.pidns != SPAWN_PIDNS_USER && sb->cg.pids_nproc) {
+		sb->cg.pids_nproc = 0;
+		log_warnx("warning: pids cannot be honoured: no pids cgroup, and no user "
+			  "namespace for RLIMIT_NPROC (%s)",
+			  strerror(sb->child.pidns_err));
+	}
 	title_running(sb->dir.path, sb->o->argv[0]);
 	/* The program has its copies. */
 	for (int i = 0; i < 3; i++)
