@@ -148,8 +148,12 @@ static void spawn_child_rlimit(int errfd, int resource, uint64_t soft, uint64_t 
 		spawn_report(errfd, STAGE_LIMITS, errno, name);
 }
 
-static void spawn_child_limits(int errfd, const struct limits *l)
+static void spawn_child_limits(int errfd, const struct limits *l, uint64_t nproc)
 {
+	/* Outside a user namespace of its own it would count every process
+	 * of the uid on the host. */
+	if (nproc && (spawn_uid_map[0] || spawn_root_mapped))
+		spawn_child_rlimit(errfd, RLIMIT_NPROC, nproc, nproc, "RLIMIT_NPROC");
 	/* No core files: a crashing submission must not fill the disk. */
 	spawn_child_rlimit(errfd, RLIMIT_CORE, 0, 0, "RLIMIT_CORE");
 	if (l->cpu_time_us != UNITS_UNLIMITED) {
@@ -411,7 +415,7 @@ static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent, i
 
 	/* Limits after the opens (a low RLIMIT_NOFILE must not stop them) and
 	 * before the identity changes (raising one needs root). */
-	spawn_child_limits(errfd, c->limits);
+	spawn_child_limits(errfd, c->limits, c->nproc);
 	/* A box does not hold a program with root's capabilities (it could
 	 * remount, or open the host's files by handle): the bounding set is
 	 * emptied while that is still allowed, the rest after the ids. */

@@ -42,6 +42,11 @@ struct spawn_config {
 	int null_stdio;
 	const char *chdir;
 	const struct limits *limits;
+	/* RLIMIT_NPROC of the program, set only where it runs in a user
+	 * namespace of its own: the kernel counts there the namespace's
+	 * processes and threads of its uid, the init's included, and nothing
+	 * of the host's. 0: none. */
+	uint64_t nproc;
 	int nice; /* the program's nice value (proctord may run at a higher priority) */
 	/* cgroups: the v2 directory to start in (CLONE_INTO_CGROUP), -1 for
 	 * none; cgroup_procs_fd/path is its cgroup.procs, joined by the child

@@ -291,6 +291,12 @@ int wiring_cgroups(struct sandbox *sb)
 	if (c->limits.pids < UNITS_UNLIMITED - 1 &&
 	    cgroup_set_pids_max(&sb->cg, c->limits.pids + 1, err, sizeof err) < 0)
 		log_fatalx(EXIT_SETUP, "%s", err);
+	/* No pids cgroup: a non-root proctord's program runs in a user
+	 * namespace of its own, where RLIMIT_NPROC counts only its tree. */
+	sb->nproc = cgroup_pids_by_rlimit(&sb->cg, &c->limits, sb->box.active,
+					  spawn_pidns_wanted() == SPAWN_PIDNS_USER ||
+						  isolate_box_root(&sb->iso, sb->box.active, &(uid_t){0},
+								   &(gid_t){0}));
 	/* A limit that is asked for and not enforced must never pass silently. */
 	if (cgroup_unhonoured(&sb->cg, &c->limits, NULL, NULL) > 0) {
 		cgroup_unhonoured(&sb->cg, &c->limits, stderr,
@@ -321,8 +327,12 @@ void wiring_serve(struct sandbox *sb)
 	sb->loop = ev_loop_new(EVBACKEND_EPOLL | EVFLAG_SIGNALFD | EVFLAG_NOENV);
 	if (!sb->loop)
 		log_fatalx(EXIT_SETUP, "cannot create the event loop");
-	/* A CPU-time deadline is only as punctual as proctord's wake-up. */
-	prio_raise(&sb->prio, sb->loop, sb->nice_value);
+	/* A CPU-time deadline is only as punctual as proctord's wake-up. The
+	 * cgroups were set up on the kernel's word that SCHED_FIFO would be
+	 * granted (cgroup_setup): a refusal now must not pass silently. */
+	if (!prio_raise(&sb->prio, sb->loop, sb->nice_value) && sb->cg.rt)
+		log_warnx("SCHED_FIFO was refused after all: the CPU deadline may fire late "
+			  "under many runnable threads");
 	if (sbdir_open(&sb->dir, o->cfg.dir, o->cfg.dir_mode, err, sizeof err) < 0)
 		log_fatalx(EXIT_SETUP, "%s", err);
 	if (box_check_apart(&sb->box, &sb->dir, err, sizeof err) < 0) {
@@ -370,6 +380,7 @@ static void wiring_spawn_config(struct sandbox *sb)
 	sc->chdir = o->cfg.chdir ? o->cfg.chdir : sb->box.active ? "/box" : NULL;
 	sc->limits = &o->cfg.limits;
 	sc->nice = sb->nice_value;
+	sc->nproc = sb->nproc;
 	sc->cgroup_fd = cgroup_clone_fd(&sb->cg);
 	sc->cgroup_procs_fd = cgroup_v2_procs_fd(&sb->cg, &sc->cgroup_path);
 	sc->n_join = cgroup_join_fds(&sb->cg, sb->join_fds, sb->join_paths, CG_MAX_HIER, 1);
@@ -499,6 +510,15 @@ static void wiring_spawn(struct sandbox *sb)
 		log_warnx("warning: --box: no user namespace for uid 0 (%s): the program runs as "
 			  "the host's uid 0, without capabilities; give --user",
 			  strerror(sb->child.root_map_err));
+	/* Without its user namespace, RLIMIT_NPROC was not set (it would have
+	 * counted the uid's every process on the host). */
+	if (sb->child.pidns != SPAWN_PIDNS_USER && sb->child.pidns != SPAWN_PIDNS_USER_ROOT &&
+	    sb->cg.pids_nproc) {
+		sb->cg.pids_nproc = 0;
+		log_warnx("warning: pids cannot be honoured: no pids cgroup, and no user "
+			  "namespace for RLIMIT_NPROC (%s)",
+			  strerror(sb->child.pidns_err));
+	}
 	title_running(sb->dir.path, sb->o->argv[0]);
 	/* The program has its copies. */
 	for (int i = 0; i < 3; i++)
