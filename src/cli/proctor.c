@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -791,8 +793,51 @@ static int run_code(const struct run_verdict *v)
 	return code;
 }
 
+/* The caller's terminal as it was: a program that holds it (descriptors
+ * 0-2) may leave it without echo, raw, 1x1 or non-blocking, in a box too
+ * (a session of its own still reconfigures a terminal it holds). */
+struct run_tty {
+	int fd; /* -1: not a terminal */
+	struct termios tio;
+	struct winsize ws;
+	int have_ws;
+	int fl;
+};
+
+static void run_tty_save(struct run_tty t[3])
+{
+	for (int fd = 0; fd < 3; fd++) {
+		t[fd].fd = -1;
+		if (!isatty(fd) || tcgetattr(fd, &t[fd].tio) < 0 ||
+		    (t[fd].fl = fcntl(fd, F_GETFL)) < 0)
+			continue;
+		t[fd].have_ws = ioctl(fd, TIOCGWINSZ, &t[fd].ws) == 0;
+		t[fd].fd = fd;
+	}
+}
+
+static void run_tty_restore(const struct run_tty t[3])
+{
+	sigset_t ttou, old;
+
+	/* From the background too (a program that took the foreground). */
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &ttou, &old);
+	for (int i = 0; i < 3; i++) {
+		if (t[i].fd < 0)
+			continue;
+		tcsetattr(t[i].fd, TCSANOW, &t[i].tio);
+		if (t[i].have_ws)
+			ioctl(t[i].fd, TIOCSWINSZ, &t[i].ws);
+		fcntl(t[i].fd, F_SETFL, t[i].fl);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
 static int cmd_run(int argc, char **argv)
 {
+	struct run_tty tty[3];
 	struct run run;
 	struct run_verdict v;
 	int first = 1, rc, code = RUN_INTERNAL, early;
@@ -805,6 +850,7 @@ static int cmd_run(int argc, char **argv)
 		return rc;
 	/* At a terminal, and in its foreground: the program gets it. */
 	run.tty = isatty(0) && tcgetpgrp(0) == getpgrp();
+	run_tty_save(tty);
 	if (run_start(&run, argc, argv, first) < 0)
 		return RUN_INTERNAL;
 	/* Our own report, written before proctord said the end: the verdict
@@ -813,11 +859,14 @@ static int cmd_run(int argc, char **argv)
 	 * a file, which may be an old one if proctord failed. */
 	early = run_await_end(&run) && !run.tty && run.report_fd >= 0 &&
 		run_read_report(run.report_fd, NULL, &v) == 0;
+	/* The tree has ended: nothing holds the terminal any more. */
+	run_tty_restore(tty);
 	if (early) {
 		code = run_code(&v);
 		run_print(&run, &v, code);
 	}
 	run_reap(&run);
+	run_tty_restore(tty);
 	if (!early && run_verdict(&run, &v) == 0) {
 		code = run_code(&v);
 		run_print(&run, &v, code);

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/openat2.h>
 #include <pwd.h>
 #include <sched.h>
 #include <signal.h>
@@ -463,6 +464,44 @@ int box_check_apart(const struct box *b, const struct sbdir *d, char *err, size_
 	return -1;
 }
 
+int box_reaches(const struct box *b, const char *path)
+{
+	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+			       .resolve = RESOLVE_NO_SYMLINKS};
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	struct stat st, root;
+	int fd, reached = 0;
+
+	if (!b->active || stat("/", &root) < 0) {
+		free(dir);
+		return 0;
+	}
+	if (slash)
+		slash[slash == dir] = '\0';
+	fd = (int)syscall(SYS_openat2, AT_FDCWD, slash ? dir : ".", &how, sizeof how);
+	free(dir);
+	/* Up to / (or as far as ".." leads): is any of them DIR or the source
+	 * of a read-write bind? */
+	for (int up = 0; fd >= 0 && !reached && up < 4096; up++) {
+		int parent;
+
+		if (fstat(fd, &st) < 0 || (st.st_dev == root.st_dev && st.st_ino == root.st_ino))
+			break;
+		for (size_t i = 0; i < b->n_steps && !reached; i++) {
+			const struct box_step *s = &b->steps[i];
+
+			reached = s->kind == BOX_BIND && !s->ro && s->is_dir && s->dev == st.st_dev &&
+				  s->ino == st.st_ino;
+		}
+		parent = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		close(fd);
+		fd = parent;
+	}
+	if (fd >= 0)
+		close(fd);
+	return reached;
+}
+
 void box_free(struct box *b)
 {
 	for (size_t i = 0; i < b->n_steps; i++) {
@@ -494,7 +533,10 @@ size_t box_fds(const struct box *b, int *out, size_t max)
 
 int box_unshare_flags(const struct box *b)
 {
-	return CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | (b->share_net ? 0 : CLONE_NEWNET);
+	/* A cgroup namespace: /proc/self/cgroup says "/", not the host's
+	 * path with proctord's pid. */
+	return CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP |
+	       (b->share_net ? 0 : CLONE_NEWNET);
 }
 
 /* --- the init's side: system calls only --- */
@@ -746,7 +788,7 @@ static int box_child_step(const struct box_step *s, const char **what)
 
 int box_child_enter(const struct box *b, const char **what)
 {
-	*what = "unshare(mount, IPC, UTS, network namespaces)";
+	*what = "unshare(mount, IPC, UTS, cgroup, network namespaces)";
 	if (unshare(box_unshare_flags(b)) < 0)
 		return -1;
 	/* Before any mount: nothing done here may propagate to the host. */
@@ -824,7 +866,7 @@ void box_print_check(const struct box *b, const char *user_ns, FILE *out)
 {
 	static const char *const kinds[] = {"bind", "symlink", "file", "tmpfs", "proc"};
 
-	fprintf(out, "%-14s mount, pid, ipc, uts%s%s%s%s\n", "box namespaces",
+	fprintf(out, "%-14s mount, pid, ipc, uts, cgroup%s%s%s%s\n", "box namespaces",
 		b->share_net ? "" : ", net", user_ns ? ", user (" : "", user_ns ? user_ns : "",
 		user_ns ? ")" : "");
 	fprintf(out, "%-14s / tmpfs, read-only\n", "box mounts");

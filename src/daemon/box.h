@@ -53,6 +53,12 @@ int box_prepare(struct box *b, const struct config *c, uid_t uid, gid_t gid, cha
 		size_t errlen);
 void box_free(struct box *b);
 
+/* Whether path lies in what the program can write: DIR, or a read-write
+ * bind's source, at any depth (a FIFO the program left there must not
+ * block the set-up). 0 without a box, or where path cannot be reached
+ * without a symbolic link (the open fails on its own). */
+int box_reaches(const struct box *b, const char *path);
+
 struct sbdir;
 /* Refuse a sandbox directory that the program could reach through what the
  * box binds (DIR, a --bind or --ro-bind, a directory of the system): it

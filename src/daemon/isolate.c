@@ -166,13 +166,18 @@ int isolate_box_root(const struct isolate *i, int box, uid_t *uid, gid_t *gid)
 	const struct passwd *pw;
 	const struct group *gr;
 
-	if (!box || geteuid() != 0 || i->set_uid || i->set_gid)
+	if (!box || geteuid() != 0 || (i->set_uid && i->uid != 0))
 		return 0;
 	pw = getpwnam("nobody");
+	*uid = pw ? pw->pw_uid : 65534;
+	/* --group G (not 0) stands for gid 0 there. */
+	if (i->set_gid && i->gid != 0) {
+		*gid = i->gid;
+		return 1;
+	}
 	gr = getgrnam("nogroup");
 	if (!gr)
 		gr = getgrnam("nobody");
-	*uid = pw ? pw->pw_uid : 65534;
 	*gid = gr ? gr->gr_gid : 65534;
 	return 1;
 }

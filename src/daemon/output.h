@@ -28,6 +28,7 @@ struct output_dest {
 	 * proctord's own. */
 	uid_t uid;
 	gid_t gid;
+	int no_links; /* through no symbolic link at all (a box's DIR is the program's) */
 };
 
 enum output_kind {
@@ -49,6 +50,7 @@ struct output_stream {
 	char *path;            /* a FIFO still waiting for its reader */
 	uid_t uid;             /* whose rights path is opened with (output_dest) */
 	gid_t gid;
+	int no_links;
 	int open_err;          /* the destination cannot be opened: errno */
 	char *buf;
 	size_t off, len;       /* buf[off..len) is still to be written */

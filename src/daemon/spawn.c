@@ -82,18 +82,44 @@ static void spawn_report(int fd, enum spawn_stage stage, int err, const char *wh
  * program's), and only a regular file, a FIFO or a character device. The
  * caller has taken the program's identity for it (spawn_child_open_stdio).
  * Returns the descriptor, or -1 with errno. */
-static int spawn_child_open_path(const char *path, int flags, int in_box)
+static int spawn_child_open_how(const char *path, int in_box, const struct open_how *how)
+{
+	int fd = -1;
+
+	if (in_box)
+		fd = (int)syscall(SYS_openat2, AT_FDCWD, path, how, sizeof *how);
+	if (!in_box || (fd < 0 && errno == ENOSYS))
+		fd = open(path, (int)how->flags, (mode_t)how->mode);
+	return fd;
+}
+
+/* In a box, first without blocking: a FIFO where the program could have
+ * made it (reached: DIR, a read-write bind) is refused at once, since
+ * nothing would ever open its other end; elsewhere (the judge's own) it is
+ * opened again to wait for its peer, as outside a box. */
+static int spawn_child_open_path(const char *path, int flags, int in_box, int reached)
 {
 	struct open_how how = {.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY),
 			       .mode = flags & O_CREAT ? 0644 : 0,
 			       .resolve = RESOLVE_NO_SYMLINKS};
+	struct open_how first = how;
 	struct stat st;
-	int fd = -1;
+	int fd;
 
-	if (in_box)
-		fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
-	if (!in_box || (fd < 0 && errno == ENOSYS))
-		fd = open(path, (int)how.flags, (mode_t)how.mode);
+	first.flags |= in_box ? O_NONBLOCK : 0;
+	fd = spawn_child_open_how(path, in_box, &first);
+	if (in_box && (fd >= 0 ? fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) : errno == ENXIO)) {
+		if (fd >= 0)
+			close(fd);
+		if (reached) {
+			errno = ENXIO;
+			return -1;
+		}
+		fd = spawn_child_open_how(path, in_box, &how);
+	} else if (fd >= 0 && in_box && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
+		close(fd);
+		return -1;
+	}
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
@@ -105,7 +131,7 @@ static int spawn_child_open_path(const char *path, int flags, int in_box)
 }
 
 static void spawn_child_stdio(int errfd, int target, const char *path, int fd, int err,
-			      int null_stdio, int in_box, enum spawn_stage stage)
+			      int null_stdio, int in_box, int reached, enum spawn_stage stage)
 {
 	int flags = target == 0 ? O_RDONLY : O_WRONLY | O_CREAT | O_TRUNC;
 
@@ -123,7 +149,7 @@ static void spawn_child_stdio(int errfd, int target, const char *path, int fd, i
 			return; /* inherit proctord's */
 		path = "/dev/null";
 	}
-	fd = spawn_child_open_path(path, flags, in_box);
+	fd = spawn_child_open_path(path, flags, in_box, reached);
 	if (fd < 0)
 		spawn_report(errfd, stage, errno, path);
 	if (fd == target) {
@@ -322,11 +348,11 @@ static void spawn_child_open_stdio(const struct spawn_config *c, int errfd, int 
 	if (iso->set_uid)
 		setfsuid(iso->uid);
 	spawn_child_stdio(errfd, 0, c->stdin_path, c->stdin_fd, 0, c->null_stdio, in_box,
-			  STAGE_STDIN);
+			  c->stdio_reached[0], STAGE_STDIN);
 	spawn_child_stdio(errfd, 1, c->stdout_path, c->stdout_fd, c->stdout_err, c->null_stdio,
-			  in_box, STAGE_STDOUT);
+			  in_box, c->stdio_reached[1], STAGE_STDOUT);
 	spawn_child_stdio(errfd, 2, c->stderr_path, c->stderr_fd, c->stderr_err, c->null_stdio,
-			  in_box, STAGE_STDERR);
+			  in_box, c->stdio_reached[2], STAGE_STDERR);
 	/* Back to root's rights for what is left to set up (the box). */
 	if (iso->set_uid)
 		setfsuid(0);
@@ -697,14 +723,14 @@ struct spawn_fds {
 
 static void spawn_fds_close(struct spawn_fds *f)
 {
-	int *all[] = {&f->err[0],    &f->err[1], &f->status[0], &f->status[1],
+	int *fds[] = {&f->err[0],    &f->err[1], &f->status[0], &f->status[1],
 		      &f->parent_pidfd, &f->sync[0], &f->sync[1]};
 	int saved = errno;
 
-	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-		if (*all[i] >= 0)
-			close(*all[i]);
-		*all[i] = -1;
+	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
 	}
 	errno = saved;
 }

@@ -40,6 +40,9 @@ struct spawn_config {
 	 * errno: the child reports it as "failed stdout" or "failed stderr". */
 	int stdout_err, stderr_err;
 	int null_stdio;
+	/* In a box: the path of stdin, stdout, stderr lies where the program
+	 * could have made it (box_reaches): a FIFO there is refused. */
+	int stdio_reached[3];
 	const char *chdir;
 	const struct limits *limits;
 	/* RLIMIT_NPROC of the program, set only where it runs in a user

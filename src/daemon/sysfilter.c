@@ -86,7 +86,14 @@ static const unsigned long clone_ns_flags[] = {
  * program adds to its user key ring would be there for the next box of the
  * same user) and the ioctls that type into a terminal or reconfigure the
  * console. */
-static const char *const sysfilter_box_denied[] = {"keyctl", "add_key", "request_key", NULL};
+static const char *const sysfilter_box_denied[] = {
+	"keyctl", "add_key", "request_key",
+	/* New namespaces and mounts: a user namespace of its own would let
+	 * uid 0 of the host mount cgroup v1 there (the host's hierarchies),
+	 * and anybody mount what the box does not show. */
+	"unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "move_mount",
+	"open_tree", "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr", NULL,
+};
 /* Calls whose arguments are in memory, where a filter cannot read a mode:
  * ENOSYS, so that a program falls back to the calls it can read (open,
  * read, write). */
@@ -94,9 +101,9 @@ static const char *const sysfilter_mode_blind[] = {"openat2", "fchmodat2", NULL}
 /* io_uring opens files with a mode too (in --seccomp's list already). */
 static const char *const sysfilter_box_nosys[] = {"io_uring_setup", NULL};
 const char *const sysfilter_box_summary =
-	"keyctl, add_key, request_key, ioctl(TIOCSTI, TIOCLINUX) and a set-user-ID or "
-	"set-group-ID mode (chmod, open, mknod...) fail with EPERM; openat2, io_uring_setup, "
-	"fchmodat2 with ENOSYS";
+	"keyctl, add_key, request_key, unshare, setns, clone(CLONE_NEW*), the mount calls, "
+	"ioctl(TIOCSTI, TIOCLINUX) and a set-user-ID or set-group-ID mode (chmod, open, "
+	"mknod...) fail with EPERM; clone3, openat2, io_uring_setup, fchmodat2 with ENOSYS";
 
 /* The calls that take a file mode, and which argument it is. */
 static const struct {
@@ -176,6 +183,21 @@ static int sysfilter_setid_rules(scmp_filter_ctx ctx)
 	return rc;
 }
 
+/* clone(2) with a namespace flag; clone3(2) fails with ENOSYS. Returns
+ * libseccomp's code. */
+static int sysfilter_clone_rules(scmp_filter_ctx ctx, uint32_t action)
+{
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < sizeof clone_ns_flags / sizeof clone_ns_flags[0]; i++)
+		rc = seccomp_rule_add(ctx, action, SCMP_SYS(clone), 1,
+				      SCMP_A0_64(SCMP_CMP_MASKED_EQ, clone_ns_flags[i],
+						 clone_ns_flags[i]));
+	if (rc == 0)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+	return rc;
+}
+
 static int sysfilter_rules(scmp_filter_ctx ctx, uint32_t action, char *err, size_t errlen)
 {
 	int rc;
@@ -199,12 +221,8 @@ static int sysfilter_rules(scmp_filter_ctx ctx, uint32_t action, char *err, size
 		rc = seccomp_rule_add(ctx, action, SCMP_SYS(personality), 1,
 				      SCMP_A0_32(SCMP_CMP_MASKED_EQ, personality_flags[i] | 0x80000000u,
 						 personality_flags[i]));
-	for (size_t i = 0; rc == 0 && i < sizeof clone_ns_flags / sizeof clone_ns_flags[0]; i++)
-		rc = seccomp_rule_add(ctx, action, SCMP_SYS(clone), 1,
-				      SCMP_A0_64(SCMP_CMP_MASKED_EQ, clone_ns_flags[i],
-						 clone_ns_flags[i]));
 	if (rc == 0)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+		rc = sysfilter_clone_rules(ctx, action);
 	if (rc < 0) {
 		snprintf(err, errlen, "seccomp: cannot add the argument rules: %s", strerror(-rc));
 		return -1;
@@ -277,7 +295,8 @@ int sysfilter_build_box(struct sysfilter *f, char *err, size_t errlen)
 	    sysfilter_deny(ctx, SCMP_ACT_ERRNO(ENOSYS), sysfilter_box_nosys, err, errlen) < 0 ||
 	    sysfilter_deny(ctx, SCMP_ACT_ERRNO(ENOSYS), sysfilter_mode_blind, err, errlen) < 0)
 		goto out;
-	if (sysfilter_tty_rules(ctx, SCMP_ACT_ERRNO(EPERM)) < 0 || sysfilter_setid_rules(ctx) < 0) {
+	if (sysfilter_tty_rules(ctx, SCMP_ACT_ERRNO(EPERM)) < 0 || sysfilter_setid_rules(ctx) < 0 ||
+	    sysfilter_clone_rules(ctx, SCMP_ACT_ERRNO(EPERM)) < 0) {
 		snprintf(err, errlen, "seccomp: cannot add the rules on arguments");
 		goto out;
 	}

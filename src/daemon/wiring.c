@@ -377,6 +377,9 @@ static void wiring_spawn_config(struct sandbox *sb)
 	sc->stdout_fd = sb->out_fd;
 	sc->stderr_fd = sb->err_fd;
 	sc->null_stdio = o->daemonize;
+	sc->stdio_reached[0] = o->cfg.stdin_path && box_reaches(&sb->box, o->cfg.stdin_path);
+	sc->stdio_reached[1] = o->cfg.stdout_path && box_reaches(&sb->box, o->cfg.stdout_path);
+	sc->stdio_reached[2] = o->cfg.stderr_path && box_reaches(&sb->box, o->cfg.stderr_path);
 	sc->chdir = o->cfg.chdir ? o->cfg.chdir : sb->box.active ? "/box" : NULL;
 	sc->limits = &o->cfg.limits;
 	sc->nice = sb->nice_value;
@@ -390,7 +393,13 @@ static void wiring_spawn_config(struct sandbox *sb)
 		cpuset_mask(&o->cfg.limits.cpuset, &sb->affinity);
 		sc->affinity = &sb->affinity;
 	}
-	sc->isolate = &sb->iso;
+	sc->pidns = spawn_pidns_wanted();
+	sb->child_iso = sb->iso;
+	if (isolate_box_root(&sb->iso, sb->box.active, &sc->map_uid, &sc->map_gid)) {
+		sc->pidns = SPAWN_PIDNS_USER_ROOT;
+		sb->child_iso.set_uid = sb->child_iso.set_gid = 0;
+	}
+	sc->isolate = &sb->child_iso;
 	sc->tty_foreground = startup_tty_handover(o, &sb->iso);
 }
 
@@ -407,9 +416,15 @@ static void wiring_output(struct sandbox *sb)
 
 	for (int i = 0; i < 2; i++) {
 		d[i].fd = given[i] >= 0 ? given[i] : own[i];
-		/* In a box, as its user (spawn.c: spawn_child_open_stdio). */
-		d[i].uid = sb->box.active && sb->iso.set_uid ? sb->iso.uid : (uid_t)-1;
-		d[i].gid = sb->box.active && sb->iso.set_gid ? sb->iso.gid : (gid_t)-1;
+		/* In a box, as its user (spawn.c: spawn_child_open_stdio),
+		 * the host's for a mapped uid 0, through no link at all. */
+		d[i].uid = sc->pidns == SPAWN_PIDNS_USER_ROOT	   ? sc->map_uid
+			   : sb->box.active && sb->iso.set_uid ? sb->iso.uid
+							       : (uid_t)-1;
+		d[i].gid = sc->pidns == SPAWN_PIDNS_USER_ROOT	   ? sc->map_gid
+			   : sb->box.active && sb->iso.set_gid ? sb->iso.gid
+							       : (gid_t)-1;
+		d[i].no_links = sb->box.active;
 		d[i].path = given[i] >= 0  ? NULL
 			    : paths[i]	   ? paths[i]
 			    : o->daemonize ? "/dev/null"
@@ -473,9 +488,6 @@ static void wiring_spawn(struct sandbox *sb)
 	struct spawn_config *sc = &sb->sc;
 	int fds[3] = {sb->in_fd, sb->out_fd, sb->err_fd};
 
-	sc->pidns = spawn_pidns_wanted();
-	if (isolate_box_root(&sb->iso, sb->box.active, &sc->map_uid, &sc->map_gid))
-		sc->pidns = SPAWN_PIDNS_USER_ROOT;
 	sc->pidns_required = sb->o->cfg.strict || sb->box.active;
 	sc->box = &sb->box;
 	sc->pidns_fallback = pids_without_init;

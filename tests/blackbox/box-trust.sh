@@ -65,6 +65,40 @@ if [ "$rootless" = 0 ]; then
 		"^failed stdin: $BOX/rootfile: Permission denied" "$ANS_STATUS" || ans_diag
 	rm -f "$BOX/rootfile"
 fi
+# --output-limit: proctord opens the file itself, as the box's user too.
+# (as root without --user, the box's uid 0 is nobody: see below).
+setpriv --reuid=nobody --regid="$ng" --clear-groups mkdir "$BOX/outdir"
+rm -rf "$BOX/outdir"
+setpriv --reuid=nobody --regid="$ng" --clear-groups ln -s "$T" "$BOX/outdir"
+pd_start --dir "$T/tmp/run.out4" --box "$BOX" --ro-bind "$PROGS:/progs" "${VG_BIND[@]}" \
+	--output-limit 1MiB --stdout "$BOX/outdir/victim" -- echo overwritten
+pd_poll "$T/tmp/run.out4" 5
+wait0 "$T/tmp/run.out4"
+check_re "[$who] --output-limit, --stdout through a linked directory in DIR, no --user: failed stdout" \
+	"^failed stdout: $BOX/outdir/victim" "$ANS_STATUS" || ans_diag
+check_eq "...and the file it points to is untouched" "precious" "$(cat "$T/victim")"
+# A FIFO an earlier run left in DIR: the next run's set-up does not wait on it.
+setpriv --reuid=nobody --regid="$ng" --clear-groups mkfifo "$BOX/in.fifo" "$BOX/out.fifo"
+t0=$(now_us)
+bx_run "$T/tmp/o.fifo1" "${USER_ARGS[@]}" --wall-time 20s --stdin "$BOX/in.fifo" -- cat
+check_re "[$who] --stdin, a FIFO left in DIR: failed stdin at once" \
+	"^failed stdin: $BOX/in.fifo: No such device or address" "$ANS_STATUS" || ans_diag
+pd_start --dir "$T/tmp/run.fifo2" --box "$BOX" --ro-bind "$PROGS:/progs" "${VG_BIND[@]}" \
+	"${USER_ARGS[@]}" --wall-time 20s --stdout "$BOX/out.fifo" -- echo hi
+pd_poll "$T/tmp/run.fifo2" 5
+wait0 "$T/tmp/run.fifo2"
+t1=$(now_us)
+check_re "[$who] --stdout, a FIFO left in DIR: failed stdout at once" \
+	"^failed stdout: $BOX/out.fifo: No such device or address" "$ANS_STATUS" || ans_diag
+check_range "...both within 6 s (the set-up never waits on them)" 0 6000000 $((t1 - t0))
+# The judge's own FIFO, outside DIR, is waited on as ever.
+mkfifo "$T/tmp/judge.fifo"
+chmod 0666 "$T/tmp/judge.fifo"
+(exec 3>"$T/tmp/judge.fifo"; echo "from the judge" >&3) &
+bx_run "$T/tmp/o.fifo3" "${USER_ARGS[@]}" --wall-time 20s --stdin "$T/tmp/judge.fifo" -- cat
+check_eq "[$who] --stdin, the judge's FIFO outside DIR: read as ever (the control)" "from the judge" \
+	"$(cat "$T/tmp/o.fifo3")" || ans_diag
+wait
 bx_run "$T/tmp/o.ok" "${USER_ARGS[@]}" --stdout "$BOX/result" -- echo fine
 check_eq "[$who] --stdout DIR/result, a plain new file: written (the control)" "fine" \
 	"$(cat "$BOX/result" 2>&1)"
@@ -113,6 +147,19 @@ check_eq "[$who] /dev's nodes cannot be chmodded nor touched, but still work" \
 check_eq "...and the host's /dev/full keeps its mode" "$full_mode" "$(stat -c %a /dev/full)"
 # The old code let uid 0 change it: put it back for the machine's sake.
 [ "$(stat -c %a /dev/full)" = "$full_mode" ] || chmod "$full_mode" /dev/full
+
+# --- new namespaces and mounts ---------------------------------------------------
+
+if vg_on; then
+	skip "[$who] no new namespace nor mount in a box" "under valgrind (no seccomp there)"
+else
+	bx_new
+	bx_run "$T/tmp/o.ns" -- sh -c "$P syscall unshare; $P syscall mount; $P syscall clone-newuser
+		grep -c -v ':/\$' /proc/self/cgroup"
+	check_eq "[$who] no new namespace nor mount in a box, and no host cgroup path in /proc/self/cgroup" \
+		"unshare: EPERM;mount: EPERM;clone-newuser: EPERM;0;" "$(tr '\n' ';' <"$T/tmp/o.ns")" ||
+		diag "$(cat "$T/tmp/o.ns" "$T/tmp/o.ns.err")"
+fi
 
 # --- key rings -------------------------------------------------------------------
 
@@ -197,7 +244,7 @@ check_re "...and why the report file is missing" "report: $BOX/report.json is no
 bx_new
 bx_run "$T/tmp/o.cmd" -- sh -c 'tr "\0" " " </proc/1/cmdline; echo'
 check_eq "[$who] /proc/1/cmdline in the box is proctor-init, no host path" "proctor-init" \
-	"$(sed 's/ *$//' "$T/tmp/o.cmd")"
+	"$(sed 's/ *$//' "$T/tmp/o.cmd")" || ans_diag
 
 check_eq "[$who] no mount of the boxes is left on the host" "$mounts_before" "$(host_mounts)"
 vg_on && vg_check

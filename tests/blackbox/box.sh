@@ -253,7 +253,7 @@ rmdir "$PROGS/planted" 2>/dev/null
 
 "$PROCTORD" --check --box "$BOX" --ro-bind "$PROGS:/progs" --tmp-size 8MiB >"$T/check" 2>&1
 check_eq "[$who] --check with a box exits 0" 0 "$?" || diag "$(cat "$T/check")"
-check_re "[$who] --check lists the box's namespaces" "box namespaces +mount, pid, ipc, uts, net" "$(cat "$T/check")"
+check_re "[$who] --check lists the box's namespaces" "box namespaces +mount, pid, ipc, uts, cgroup, net" "$(cat "$T/check")"
 check_re "[$who] --check lists its mounts (/box, the binds, /tmp)" \
 	"/box bind of $BOX, read-write.*/progs bind of $PROGS, read-only" "$(tr '\n' ' ' <"$T/check")"
 check_re "...and /tmp's size" "/tmp tmpfs mode=1777,size=8388608" "$(cat "$T/check")"

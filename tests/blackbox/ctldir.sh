@@ -31,7 +31,8 @@ if [ "$(id -u)" != 0 ]; then
 	exit 0
 fi
 chmod 0755 "$T"
-mkdir -p "$T/box" "$T/src/sub" "$T/out"
+# /box/s: a bind's mount point below /box must exist in DIR (box.c).
+mkdir -p "$T/box/s" "$T/src/sub" "$T/out"
 ln -s "$T/box" "$T/boxlink"
 
 # refused DESCRIPTION THROUGH LEFT ARGS...: proctord ARGS exits 3, says the
