@@ -464,22 +464,14 @@ int box_check_apart(const struct box *b, const struct sbdir *d, char *err, size_
 	return -1;
 }
 
-int box_reaches(const struct box *b, const char *path)
+int box_reaches_fd(const struct box *b, int dirfd)
 {
-	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-			       .resolve = RESOLVE_NO_SYMLINKS};
-	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
 	struct stat st, root;
 	int fd, reached = 0;
 
-	if (!b->active || stat("/", &root) < 0) {
-		free(dir);
+	if (!b->active || stat("/", &root) < 0)
 		return 0;
-	}
-	if (slash)
-		slash[slash == dir] = '\0';
-	fd = (int)syscall(SYS_openat2, AT_FDCWD, slash ? dir : ".", &how, sizeof how);
-	free(dir);
+	fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
 	/* Up to / (or as far as ".." leads): is any of them DIR or the source
 	 * of a read-write bind? */
 	for (int up = 0; fd >= 0 && !reached && up < 4096; up++) {
@@ -499,6 +491,28 @@ int box_reaches(const struct box *b, const char *path)
 	}
 	if (fd >= 0)
 		close(fd);
+	return reached;
+}
+
+int box_reaches(const struct box *b, const char *path)
+{
+	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+			       .resolve = RESOLVE_NO_SYMLINKS};
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	int fd, reached;
+
+	if (!b->active) {
+		free(dir);
+		return 0;
+	}
+	if (slash)
+		slash[slash == dir] = '\0';
+	fd = (int)syscall(SYS_openat2, AT_FDCWD, slash ? dir : ".", &how, sizeof how);
+	free(dir);
+	if (fd < 0)
+		return 0;
+	reached = box_reaches_fd(b, fd);
+	close(fd);
 	return reached;
 }
 

@@ -58,6 +58,8 @@ void box_free(struct box *b);
  * block the set-up). 0 without a box, or where path cannot be reached
  * without a symbolic link (the open fails on its own). */
 int box_reaches(const struct box *b, const char *path);
+/* The same for the directory dirfd (any descriptor of it, kept open). */
+int box_reaches_fd(const struct box *b, int dirfd);
 
 struct sbdir;
 /* Refuse a sandbox directory that the program could reach through what the

@@ -92,6 +92,17 @@ static char *sbdir_absolute(const char *path, const char *what, char *err, size_
 	return abs;
 }
 
+/* Directories whose links nobody trusts, whoever owns them (a box's DIR:
+ * the program's links are root's or proctord's uid's). */
+static int (*sbdir_guard)(void *ctx, int dirfd);
+static void *sbdir_guard_ctx;
+
+void sbdir_distrust_links(int (*in_reach)(void *ctx, int dirfd), void *ctx)
+{
+	sbdir_guard = in_reach;
+	sbdir_guard_ctx = ctx;
+}
+
 /* Whether the symbolic link name, in the directory dirfd (at where), may be
  * followed. Returns 0, or -1 with err. */
 static int sbdir_link_trusted(int dirfd, const char *where, const char *name, const char *what,
@@ -106,6 +117,13 @@ static int sbdir_link_trusted(int dirfd, const char *where, const char *name, co
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		snprintf(err, errlen, "%s: cannot stat %s%s%s: %s", what, where,
 			 strcmp(where, "/") ? "/" : "", name, strerror(errno));
+		return -1;
+	}
+	if (sbdir_guard && sbdir_guard(sbdir_guard_ctx, dirfd)) {
+		snprintf(err, errlen,
+			 "%s: %s%s%s is a symbolic link where the boxed program can write: "
+			 "refusing it",
+			 what, where, strcmp(where, "/") ? "/" : "", name);
 		return -1;
 	}
 	if (st.st_uid != 0 && st.st_uid != geteuid()) {

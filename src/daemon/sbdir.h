@@ -38,4 +38,10 @@ int sbdir_open_links(const char *path, const char *what, char *err, size_t errle
 int sbdir_reached(const struct sbdir *d, const int *fds, const int *is_dir,
 		  const char *const *real, size_t n);
 
+/* From now on, a symbolic link in a directory for which in_reach(ctx,
+ * dirfd) says 1 is refused on any walk (sbdir_open_links): the box's DIR and
+ * read-write binds, where the program makes links as root's or proctord's
+ * uid. NULL: none. */
+void sbdir_distrust_links(int (*in_reach)(void *ctx, int dirfd), void *ctx);
+
 #endif

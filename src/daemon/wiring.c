@@ -223,6 +223,11 @@ static void wiring_report_fd_open(const struct options *o)
 	n_reports++;
 }
 
+static int wiring_box_reach(void *ctx, int dirfd)
+{
+	return box_reaches_fd(ctx, dirfd);
+}
+
 void wiring_prepare(struct sandbox *sb, struct options *o)
 {
 	/* Room for a message that quotes paths up to PATH_MAX long. */
@@ -244,6 +249,10 @@ void wiring_prepare(struct sandbox *sb, struct options *o)
 		log_fatalx(EXIT_USAGE, "%s", err);
 	sb->iso.unshare_net |= sb->box.active && !sb->box.share_net;
 	sb->iso.unshare_ipc |= sb->box.active;
+	/* The program's links in DIR are root's or ours: --report's and
+	 * --dir's walks follow none there. */
+	if (sb->box.active)
+		sbdir_distrust_links(wiring_box_reach, &sb->box);
 	/* Before anything else opens a descriptor (the cgroups do): /dev/fd/N
 	 * is the caller's. */
 	sb->in_fd = inherited_fd(o->cfg.stdin_path);
@@ -514,6 +523,7 @@ static void wiring_spawn(struct sandbox *sb)
 	if (sb->box.active && boxstrip_keep(&sb->strip, &sb->box) < 0)
 		log_warn("warning: --box: cannot keep the box's directory for the end");
 	box_free(&sb->box);
+	sbdir_distrust_links(NULL, NULL);
 	if (sb->child.pidns_err)
 		log_warnx("warning: cannot make a PID namespace for the program (%s): it may "
 			  "outlive proctord if it clears its parent-death signal",

@@ -239,6 +239,20 @@ check_re "...says the verdict" "^proctor: exited 3; cpu " "$(grep "^proctor:" "$
 check_re "...and why the report file is missing" "report: $BOX/report.json is not a regular file" \
 	"$(cat "$T/tmp/rep.err")"
 
+# A link in DIR owned by proctord's uid (rootless: the program's own; as
+# root: uid 0's, as a program run as the host's root would make it) must not
+# lead --report elsewhere.
+bx_new
+mkdir "$T/tmp/other"
+chmod 0777 "$T/tmp/other"
+as_prog ln -s "$T/tmp/other" "$BOX/sub"
+out=$(timeout "$T_OP" "${CALLER[@]}" "$PROCTORD_BIN" --dir "$T/tmp/run.rl" --box "$BOX" \
+	--report "$BOX/sub/r.json" -- /bin/true 2>&1 </dev/null)
+rc=$?
+check_eq "[$who] --report through a link of proctord's uid in DIR: exit 2" 2 "$rc" || diag "$out"
+check_re "...saying why" "sub is a symbolic link where the boxed program can write" "$out"
+check "...and nothing was written where it points" test ! -e "$T/tmp/other/r.json"
+
 # --- the init's command line -------------------------------------------------------
 
 bx_new
