@@ -26,6 +26,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdnoreturn.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/fsuid.h>
@@ -501,6 +502,55 @@ static void spawn_init_root_mapped(int errfd, int syncfd)
 		spawn_report(errfd, STAGE_SETUP, errno, "setresuid (user namespace)");
 }
 
+/* SIGKILL when proctord dies: the one thing the program cannot undo. A
+ * pidfd of proctord closes the race with a death before the prctl (getppid
+ * says 0 across the namespace boundary). */
+static void spawn_init_deathsig(int errfd, int parent_pidfd)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		spawn_report(errfd, STAGE_SETUP, errno, "PR_SET_PDEATHSIG");
+	if (parent_pidfd >= 0) {
+		struct pollfd pfd = {.fd = parent_pidfd, .events = POLLIN};
+
+		if (poll(&pfd, 1, 0) != 0)
+			_exit(127);
+		close(parent_pidfd);
+	}
+}
+
+/* The init once the program is started: nothing of proctord's or the
+ * caller's stays open (the pipes of the output, the FIFOs' readers and
+ * $(...) see their EOF when the program closes its copies); it reaps every
+ * orphan, and the program's end goes to statusfd. Its exit makes the
+ * kernel kill what is left. */
+static noreturn void spawn_init_reap(int errfd, int statusfd, pid_t prog)
+{
+	struct spawn_status st;
+	int null;
+
+	close(errfd);
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+	}
+	spawn_child_close_except(&statusfd, 1);
+	memset(&st, 0, sizeof st);
+	for (;;) {
+		pid_t pid = wait4(-1, &st.wstatus, __WALL, &st.ru);
+
+		if (pid == prog)
+			break;
+		if (pid < 0 && errno != EINTR)
+			_exit(127); /* no program any more: cannot happen */
+	}
+	/* Under PIPE_BUF: one write. */
+	if (write(statusfd, &st, sizeof st) < 0)
+		_exit(127);
+	_exit(0);
+}
+
 static void spawn_init(const struct spawn_config *c, int errfd, int statusfd, int parent_pidfd,
 		       int syncfd)
 {
@@ -510,29 +560,16 @@ static void spawn_init(const struct spawn_config *c, int errfd, int statusfd, in
 				     c->filter ? c->filter_sock : -1};
 	size_t n_keep = 6;
 	int in_box = c->box && c->box->active;
-	struct spawn_status st;
 	const char *what = NULL;
 	pid_t prog;
-	int null;
 
 	/* First: a change of identity would clear the parent-death signal.
 	 * proctord's death before the go-ahead ends the wait (EOF). */
 	if (syncfd >= 0)
 		spawn_init_root_mapped(errfd, syncfd);
-	/* SIGKILL when proctord dies: the one thing the program cannot undo. A
-	 * pidfd of proctord closes the race with a death before the prctl
-	 * (getppid says 0 across the namespace boundary). */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
-		spawn_report(errfd, STAGE_SETUP, errno, "PR_SET_PDEATHSIG");
+	spawn_init_deathsig(errfd, parent_pidfd);
 	/* The program sees it as /proc/1: not proctord's command line. */
 	title_init_process();
-	if (parent_pidfd >= 0) {
-		struct pollfd pfd = {.fd = parent_pidfd, .events = POLLIN};
-
-		if (poll(&pfd, 1, 0) != 0)
-			_exit(127);
-		close(parent_pidfd);
-	}
 	/* Unprivileged: a user namespace that maps proctord's user to itself,
 	 * so that the program keeps its identity (and no root inside). */
 	if (spawn_uid_map[0]) {
@@ -570,31 +607,7 @@ static void spawn_init(const struct spawn_config *c, int errfd, int statusfd, in
 		spawn_child(c, errfd, 1, 1);
 		_exit(127);
 	}
-	/* Nothing of proctord's or the caller's stays open here: the pipes of
-	 * the output, the FIFOs' readers and $(...) see their EOF when the
-	 * program closes its copies. */
-	close(errfd);
-	null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (null >= 0) {
-		dup2(null, 0);
-		dup2(null, 1);
-		dup2(null, 2);
-	}
-	spawn_child_close_except(&statusfd, 1);
-
-	memset(&st, 0, sizeof st);
-	for (;;) {
-		pid_t pid = wait4(-1, &st.wstatus, __WALL, &st.ru);
-
-		if (pid == prog)
-			break;
-		if (pid < 0 && errno != EINTR)
-			_exit(127); /* no program any more: cannot happen */
-	}
-	/* Under PIPE_BUF: one write. */
-	if (write(statusfd, &st, sizeof st) < 0)
-		_exit(127);
-	_exit(0);
+	spawn_init_reap(errfd, statusfd, prog);
 }
 
 void spawn_config_init(struct spawn_config *c)
