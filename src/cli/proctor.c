@@ -479,21 +479,16 @@ static int run_options(int argc, char **argv, struct run *run, int *first)
 	return -1;
 }
 
-/* Make the private directory and start proctord in it. Returns 0 or -1
- * (said why; nothing left behind). */
-static int run_start(struct run *run, int argc, char **argv, int first)
+/* The private directory PRIV, and where the report goes. $TMPDIR if set;
+ * else the session's runtime directory, where FIFOs belong (a tmpfs:
+ * creating a directory, two FIFOs and a lock file on ext4 took 38 us on a
+ * quiet disk and 1.1 ms on a busy one, on tmpfs 15 us); else /tmp. Returns
+ * 0 or -1 (said why). */
+static int run_priv_make(struct run *run)
 {
 	const char *tmp = getenv("TMPDIR");
-	char exe[4096], end_arg[16];
-	char **args;
-	size_t n = 0;
-	int end[2];
 	struct stat st;
 
-	/* $TMPDIR if set; else the session's runtime directory, where FIFOs
-	 * belong (a tmpfs: creating a directory, two FIFOs and a lock file on
-	 * ext4 took 38 us on a quiet disk and 1.1 ms on a busy one, on tmpfs
-	 * 15 us); else /tmp. */
 	if (!tmp || !*tmp) {
 		tmp = getenv("XDG_RUNTIME_DIR");
 		if (!tmp || tmp[0] != '/' || stat(tmp, &st) < 0 || !S_ISDIR(st.st_mode) ||
@@ -517,6 +512,46 @@ static int run_start(struct run *run, int argc, char **argv, int first)
 		snprintf(run->report, sizeof run->report, "%d", run->report_fd);
 	else
 		snprintf(run->report, sizeof run->report, "%s/report.json", run->priv);
+	return 0;
+}
+
+/* proctord's command line into args (room for argc + 10). */
+static void run_args(const struct run *run, char **args, int argc, char **argv, int first,
+		     char *exe, size_t exe_len, const char *end_arg)
+{
+	size_t n = 0;
+
+	args[n++] = (char *)run_proctord_path(exe, exe_len);
+	args[n++] = "--dir";
+	args[n++] = (char *)run->box;
+	if (run->report_fd >= 0) {
+		args[n++] = "--report-fd";
+		args[n++] = (char *)run->report;
+	} else if (!run->user_report) {
+		args[n++] = "--report";
+		args[n++] = (char *)run->report;
+	}
+	if (run->tty)
+		args[n++] = "--tty-foreground";
+	args[n++] = "--end-fd";
+	args[n++] = (char *)end_arg;
+	for (int i = 1; i < argc; i++)
+		if (i >= first || strcmp(argv[i], "--json") != 0)
+			args[n++] = argv[i];
+	args[n] = NULL;
+}
+
+/* Make the private directory and start proctord in it. Returns 0 or -1
+ * (said why; nothing left behind). */
+static int run_start(struct run *run, int argc, char **argv, int first)
+{
+	char exe[4096], end_arg[16];
+	pid_t parent = getpid();
+	char **args;
+	int end[2];
+
+	if (run_priv_make(run) < 0)
+		return -1;
 	args = calloc((size_t)argc + 10, sizeof *args);
 	if (!args || pipe2(end, O_CLOEXEC) < 0) {
 		perror("proctor: run");
@@ -524,24 +559,8 @@ static int run_start(struct run *run, int argc, char **argv, int first)
 		rmdir(run->priv);
 		return -1;
 	}
-	args[n++] = (char *)run_proctord_path(exe, sizeof exe);
-	args[n++] = "--dir";
-	args[n++] = run->box;
-	if (run->report_fd >= 0) {
-		args[n++] = "--report-fd";
-		args[n++] = run->report;
-	} else if (!run->user_report) {
-		args[n++] = "--report";
-		args[n++] = run->report;
-	}
-	if (run->tty)
-		args[n++] = "--tty-foreground";
 	snprintf(end_arg, sizeof end_arg, "%d", end[1]);
-	args[n++] = "--end-fd";
-	args[n++] = end_arg;
-	for (int i = 1; i < argc; i++)
-		if (i >= first || strcmp(argv[i], "--json") != 0)
-			args[n++] = argv[i];
+	run_args(run, args, argc, argv, first, exe, sizeof exe, end_arg);
 	run_signals();
 	run->pid = fork();
 	if (run->pid < 0) {
@@ -553,9 +572,10 @@ static int run_start(struct run *run, int argc, char **argv, int first)
 		return -1;
 	}
 	if (run->pid == 0) {
-		/* proctord ends (cleanly: grace, kill, clean-up) with us. */
+		/* proctord ends (cleanly: grace, kill, clean-up) with us. Our
+		 * pid, not 1: as a container's first process we are 1. */
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (getppid() == 1)
+		if (getppid() != parent)
 			_exit(RUN_INTERNAL);
 		signal(SIGQUIT, SIG_DFL);
 		/* proctord's end of the pipe is the only one left open, and
