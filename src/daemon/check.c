@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "box.h"
+#include "boxcheck.h"
 #include "cgroup.h"
 #include "check.h"
 #include "config.h"
@@ -205,7 +206,7 @@ int check_run(struct options *o)
 		cgroup_unhonoured(&cg, &o->cfg.limits, stdout, "");
 	}
 	n += check_isolation(&o->cfg, stdout, "\ncannot be honoured: ");
-	n += box_check(&o->cfg, stdout, "\ncannot be honoured: ");
+	n += boxcheck(&o->cfg, stdout, "\ncannot be honoured: ");
 	check_box_pids(&o->cfg, nproc, stdout);
 	hostcheck_print("", &o->cfg.limits.cpuset, stdout);
 	cgroup_destroy(&cg);

@@ -160,16 +160,56 @@ static int sbdir_next_name(const char *rest, size_t *off, char *name)
 	}
 }
 
+/* The directory fd (at where) on the way: none that another user could
+ * change. Returns 0, or -1 with err. */
+static int sbdir_check_dir(int fd, const char *where, const char *what, char *err, size_t errlen)
+{
+	const char *distrust;
+	struct stat st;
+	char why[300];
+
+	if (fstat(fd, &st) < 0) {
+		snprintf(err, errlen, "%s: cannot stat %s: %s", what, where, strerror(errno));
+		return -1;
+	}
+	distrust = sbdir_distrust(&st, why, sizeof why);
+	if (distrust) {
+		snprintf(err, errlen, "%s: %s %s; refusing it", what, where, distrust);
+		return -1;
+	}
+	return 0;
+}
+
+/* A trusted link's target (n bytes read into target) put in front of what
+ * is left of the path (*rest from *off). Returns 0, or -1 with err (too
+ * many links, a target too long). */
+static int sbdir_follow(char **rest, size_t *off, char *target, ssize_t n, int links,
+			const char *what, const char *where, const char *name, char *err,
+			size_t errlen)
+{
+	char *more;
+
+	if (links > SBDIR_MAX_LINKS || (size_t)n >= PATH_MAX) {
+		snprintf(err, errlen, "%s: %s/%s: %s", what, where, name, strerror(ELOOP));
+		return -1;
+	}
+	target[n] = '\0';
+	xasprintf(&more, "%s/%s", target, *rest + *off);
+	free(*rest);
+	*rest = more;
+	*off = 0;
+	return 0;
+}
+
 /* The directory path, opened after checking every directory from / to it
  * (what names path in messages). Returns a descriptor, or -1 with err. */
 static int sbdir_open_chain(const char *path, const char *what, int check_dirs, char *err,
 			    size_t errlen)
 {
-	char where[PATH_MAX + 1] = "/", why[300], name[NAME_MAX + 1], target[PATH_MAX];
+	char where[PATH_MAX + 1] = "/", name[NAME_MAX + 1], target[PATH_MAX];
 	char *rest;
 	size_t off = 0;
 	int fd, links = 0;
-	struct stat st;
 
 	rest = sbdir_absolute(path, what, err, errlen);
 	if (!rest)
@@ -180,20 +220,11 @@ static int sbdir_open_chain(const char *path, const char *what, int check_dirs, 
 		goto fail;
 	}
 	for (;;) {
-		const char *distrust;
 		ssize_t n;
 		int next, saved, got;
 
-		if (fstat(fd, &st) < 0) {
-			snprintf(err, errlen, "%s: cannot stat %s: %s", what, where,
-				 strerror(errno));
+		if (check_dirs && sbdir_check_dir(fd, where, what, err, errlen) < 0)
 			goto fail;
-		}
-		distrust = check_dirs ? sbdir_distrust(&st, why, sizeof why) : NULL;
-		if (distrust) {
-			snprintf(err, errlen, "%s: %s %s; refusing it", what, where, distrust);
-			goto fail;
-		}
 	again:
 		got = sbdir_next_name(rest, &off, name);
 		if (got == 0)
@@ -207,21 +238,13 @@ static int sbdir_open_chain(const char *path, const char *what, int check_dirs, 
 		saved = errno;
 		if (next < 0 && (saved == ELOOP || saved == ENOTDIR) &&
 		    (n = readlinkat(fd, name, target, sizeof target)) >= 0) {
-			char *more;
+			int absolute = n > 0 && target[0] == '/';
 
-			if (sbdir_link_trusted(fd, where, name, what, err, errlen) < 0)
+			if (sbdir_link_trusted(fd, where, name, what, err, errlen) < 0 ||
+			    sbdir_follow(&rest, &off, target, n, ++links, what, where, name, err,
+					 errlen) < 0)
 				goto fail;
-			if (++links > SBDIR_MAX_LINKS || (size_t)n >= sizeof target) {
-				snprintf(err, errlen, "%s: %s/%s: %s", what, where, name,
-					 strerror(ELOOP));
-				goto fail;
-			}
-			target[n] = '\0';
-			xasprintf(&more, "%s/%s", target, rest + off);
-			free(rest);
-			rest = more;
-			off = 0;
-			if (target[0] != '/')
+			if (!absolute)
 				goto again;
 			close(fd);
 			fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
