@@ -29,7 +29,9 @@ struct fifo_ops {
 	 * the program has ended). */
 	int (*ready)(void *ctx, const struct fifo_request *req);
 	/* The answer to req is about to be composed: the one moment to bring
-	 * the state up to date for it (compose only reads). */
+	 * the state up to date for it (compose only reads the supervisor's
+	 * state; the figures it takes update only the measurement's own
+	 * records, measure.h). */
 	void (*prepare)(void *ctx, const struct fifo_request *req);
 	/* Compose the answer to req into buf; return its length. Called when
 	 * its reader has opened the status FIFO. */
