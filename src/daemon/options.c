@@ -109,7 +109,8 @@ static void options_usage(FILE *out)
 		"                       proctord inherited, used as it is\n"
 		"  --chdir DIR          working directory\n"
 		"  --env NAME=VALUE     set a variable; --env NAME passes proctord's own\n"
-		"  --clear-env          start from an empty environment\n"
+		"  --clear-env          start from an empty environment (default: proctord's;\n"
+		"                       in a box PATH, HOME=/box, LANG=C.UTF-8, TMPDIR=/tmp)\n"
 		"\n"
 		"Isolation (off unless asked for):\n"
 		"  --user USER          run the program as USER (name or uid; root only),\n"
@@ -314,12 +315,22 @@ void options_env_free(char **env)
 	free(env);
 }
 
+const char *const options_box_env[] = {
+	"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/box", "LANG=C.UTF-8", "TMPDIR=/tmp", NULL,
+};
+
 char **options_env(const struct config *c)
 {
 	char **env = xcalloc(1, sizeof(char *));
 	size_t n = 0;
 
-	if (!c->clear_env)
+	/* A box starts from a small environment of its own: the caller's
+	 * (HOME, tokens, SSH_AUTH_SOCK, the judge's paths) is not the
+	 * program's business; --env NAME passes one on. */
+	if (c->box && !c->clear_env)
+		for (size_t i = 0; options_box_env[i]; i++)
+			env = env_set(env, &n, xstrdup(options_box_env[i]));
+	if (!c->clear_env && !c->box)
 		for (char **e = environ; *e; e++)
 			/* systemd's notification socket is proctord's, not the
 			 * program's: it could claim readiness or a main pid. */

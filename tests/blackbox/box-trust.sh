@@ -253,6 +253,16 @@ check_eq "[$who] --report through a link of proctord's uid in DIR: exit 2" 2 "$r
 check_re "...saying why" "sub is a symbolic link where the boxed program can write" "$out"
 check "...and nothing was written where it points" test ! -e "$T/tmp/other/r.json"
 
+# --- the environment --------------------------------------------------------------
+
+bx_new
+SECRET_TOKEN=hunter2 bx_run "$T/tmp/o.env" --env LC_ALL=C -- sh -c 'env | sort | grep -v "^PWD=\|^SHLVL=\|^_="'
+check_eq "[$who] a box's environment is its own: PATH, HOME=/box, LANG, TMPDIR, and --env" \
+	"HOME=/box;LANG=C.UTF-8;LC_ALL=C;PATH=/usr/local/bin:/usr/bin:/bin;TMPDIR=/tmp;" \
+	"$(tr '\n' ';' <"$T/tmp/o.env")"
+SECRET_TOKEN=hunter2 bx_run "$T/tmp/o.env2" --env SECRET_TOKEN -- sh -c 'echo "$SECRET_TOKEN"'
+check_eq "...and --env NAME passes the caller's NAME on" "hunter2" "$(cat "$T/tmp/o.env2")"
+
 # --- the init's command line -------------------------------------------------------
 
 bx_new
