@@ -358,9 +358,10 @@ static int run_exit_code(const struct proctor_result *r)
 
 /* proctor run: proctord in the foreground as our child (so the program's
  * stdio is ours), in a private directory PRIV under $TMPDIR: proctord's
- * sandbox PRIV/box; its --report goes to a memfd of ours (/dev/fd/N), so no
- * file is written, synced and renamed for it (PRIV/report.json where there is
- * no memfd). proctor makes no wait
+ * sandbox PRIV/box; its report goes to a memfd of ours (--report-fd N), so
+ * no file is written, synced and renamed for it (--report PRIV/report.json
+ * where there is no memfd), and a --report FILE of the caller's that cannot
+ * be written does not lose the verdict. proctor makes no wait
  * call: proctord gets the write end of a pipe as --end-fd, writes one byte
  * there once the program has ended and the report is written, and ends by
  * itself; proctor blocks in read() until that byte or the end of the pipe
@@ -464,7 +465,8 @@ static int run_options(int argc, char **argv, struct run *run, int *first)
 			run->json = 1;
 		} else if ((len == 5 && strncmp(a, "--dir", 5) == 0) ||
 			   (len == 11 && strncmp(a, "--daemonize", 11) == 0) ||
-			   (len == 8 && strncmp(a, "--end-fd", 8) == 0)) {
+			   (len == 8 && strncmp(a, "--end-fd", 8) == 0) ||
+			   (len == 11 && strncmp(a, "--report-fd", 11) == 0)) {
 			return usage_error("run", RUN_INTERNAL, "%.*s cannot be used with run",
 					   (int)len, a);
 		} else if (len == 8 && strncmp(a, "--report", 8) == 0) {
@@ -506,9 +508,11 @@ static int run_start(struct run *run, int argc, char **argv, int first)
 		return -1;
 	}
 	snprintf(run->box, sizeof run->box, "%s/box", run->priv);
-	run->report_fd = run->user_report ? -1 : memfd_create("proctor-report", MFD_CLOEXEC);
+	/* Ours even beside a --report FILE, which the program may spoil (a
+	 * directory in its place in DIR): the verdict comes from here. */
+	run->report_fd = memfd_create("proctor-report", MFD_CLOEXEC);
 	if (run->report_fd >= 0)
-		snprintf(run->report, sizeof run->report, "/dev/fd/%d", run->report_fd);
+		snprintf(run->report, sizeof run->report, "%d", run->report_fd);
 	else
 		snprintf(run->report, sizeof run->report, "%s/report.json", run->priv);
 	args = calloc((size_t)argc + 10, sizeof *args);
@@ -521,7 +525,10 @@ static int run_start(struct run *run, int argc, char **argv, int first)
 	args[n++] = (char *)run_proctord_path(exe, sizeof exe);
 	args[n++] = "--dir";
 	args[n++] = run->box;
-	if (!run->user_report) {
+	if (run->report_fd >= 0) {
+		args[n++] = "--report-fd";
+		args[n++] = run->report;
+	} else if (!run->user_report) {
 		args[n++] = "--report";
 		args[n++] = run->report;
 	}
@@ -619,7 +626,7 @@ static void run_remove(struct run *run)
 	rmdir(run->box);
 	if (run->report_fd >= 0)
 		close(run->report_fd);
-	else
+	else if (!run->user_report)
 		unlink(run->report);
 	run->report_fd = -1;
 	if (rmdir(run->priv) < 0)
@@ -697,9 +704,13 @@ static int run_verdict(struct run *run, struct run_verdict *v)
 	const char *report = run->user_report ? run->user_report : run->report;
 	int st = run->status;
 
-	/* A report from a proctord that failed may be an old one. */
-	if (WIFEXITED(st) && (WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 4) &&
-	    run_read_report(run->user_report ? -1 : run->report_fd, report, v) == 0)
+	/* Our memfd holds only what this proctord wrote, whatever its exit
+	 * (1 when a --report FILE could not be written). A report file from
+	 * a proctord that failed may be an old one. */
+	if (run->report_fd >= 0 && run_read_report(run->report_fd, NULL, v) == 0)
+		return 0;
+	if (run->report_fd < 0 && WIFEXITED(st) && (WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 4) &&
+	    run_read_report(-1, report, v) == 0)
 		return 0;
 	if (WIFSIGNALED(st))
 		fprintf(stderr, "proctor: run: proctord was killed by SIG%s before the verdict\n",
@@ -799,9 +810,9 @@ static int cmd_run(int argc, char **argv)
 	/* Our own report, written before proctord said the end: the verdict
 	 * at once, before proctord's clean-up (cgroups, FIFOs). Not at a
 	 * terminal, which proctord gives back only after its loop; not from
-	 * a --report FILE, which may be an old one if proctord failed. */
-	early = run_await_end(&run) && !run.tty && !run.user_report &&
-		run_read_report(run.report_fd, run.report, &v) == 0;
+	 * a file, which may be an old one if proctord failed. */
+	early = run_await_end(&run) && !run.tty && run.report_fd >= 0 &&
+		run_read_report(run.report_fd, NULL, &v) == 0;
 	if (early) {
 		code = run_code(&v);
 		run_print(&run, &v, code);

@@ -33,6 +33,7 @@
 #include "isolate.h"
 #include "sbdir.h"
 #include "spawn.h"
+#include "sysfilter.h"
 #include "units.h"
 #include "util.h"
 
@@ -354,10 +355,13 @@ static void box_add_dev(struct box *b, const char *tmp_opts, char *err, size_t e
 		if (fd < 0) {
 			snprintf(err, errlen, "--box: %s: %s", p, strerror(errno));
 			*failed = 1;
-		} else if (box_add_bind(b, fd, p, p, 0, err, errlen) < 0) {
+		} else if (box_add_bind(b, fd, p, p, 1, err, errlen) < 0) {
 			*failed = 1;
 		} else {
-			/* Device nodes: the host's /dev flags, not nodev. */
+			/* The host's nodes, owned by uid 0: read-only, so that a
+			 * program run as uid 0 cannot chmod, chown or touch them
+			 * (a read-only mount still reads and writes a device).
+			 * The host's /dev flags, not nodev. */
 			b->steps[b->n_steps - 1].nosuid_nodev = 0;
 		}
 		free(p);
@@ -511,10 +515,64 @@ static const char *box_fd_path(char buf[32], int fd)
 	return buf;
 }
 
-/* The directory that holds staged (the staging directory, or one made
- * under it), its directories made on the way; no symbolic link is followed,
- * since some (those in DIR) are the program's. Returns an O_PATH descriptor
- * and the last component in name (within buf), or -1. */
+/* The file systems the init made (the root, /tmp, /dev/shm): the only ones
+ * where it makes mount points. Anywhere else (DIR, a bind of the host's
+ * /usr) a directory or file it made would be left in a host directory, as
+ * root's: there the mount point must exist already. The init's own copy. */
+static dev_t box_own_devs[8];
+static size_t box_n_own;
+
+static void box_child_own(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) == 0 && box_n_own < sizeof box_own_devs / sizeof box_own_devs[0])
+		box_own_devs[box_n_own++] = st.st_dev;
+}
+
+static int box_child_is_own(int dir)
+{
+	struct stat st;
+
+	if (fstat(dir, &st) < 0)
+		return 0;
+	for (size_t i = 0; i < box_n_own; i++)
+		if (box_own_devs[i] == st.st_dev)
+			return 1;
+	return 0;
+}
+
+/* dir/name, an existing directory (is_dir) or regular file, opened O_PATH
+ * without following a link; made first if dir is the box's own. Never
+ * opened for reading or writing: a FIFO left there cannot block the init.
+ * errno ENOENT (missing in a host directory), or for a wrong type (a link,
+ * a FIFO, a socket, a device) ENOTDIR where a directory was wanted, EISDIR
+ * or EINVAL where a regular file was. */
+static int box_child_mount_point(int dir, const char *name, int is_dir)
+{
+	struct stat st;
+	int fd, own = box_child_is_own(dir);
+
+	if (own && is_dir && mkdirat(dir, name, 0755) < 0 && errno != EEXIST)
+		return -1;
+	if (own && !is_dir && mknodat(dir, name, S_IFREG | 0644, 0) < 0 && errno != EEXIST)
+		return -1;
+	fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || (is_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))) {
+		close(fd);
+		errno = is_dir ? ENOTDIR : S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
+/* The directory that holds staged (the staging directory, or one under
+ * it), its directories made on the way where they are the box's own; no
+ * symbolic link is followed, since some (those in DIR) are the program's.
+ * Returns an O_PATH descriptor and the last component in name (within
+ * buf), or -1. */
 static int box_child_parent(const char *staged, char buf[PATH_MAX], const char **name)
 {
 	size_t len = strlen(staged);
@@ -541,9 +599,7 @@ static int box_child_parent(const char *staged, char buf[PATH_MAX], const char *
 			p = slash + 1;
 			continue;
 		}
-		next = -1;
-		if (mkdirat(fd, p, 0755) == 0 || errno == EEXIST)
-			next = openat(fd, p, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		next = box_child_mount_point(fd, p, 1);
 		saved = errno;
 		*slash = '/';
 		close(fd);
@@ -571,10 +627,11 @@ static int box_child_open(const char *staged, int flags)
 }
 
 /* A read-only or nosuid,nodev bind: a bind remount, with the flags the
- * mount has already (a user namespace locks them: dropping one is EPERM). */
+ * mount has already (a user namespace locks them: dropping one is EPERM).
+ * A device node keeps its mount's nodev or not: the host's /dev. */
 static int box_child_remount(const struct box_step *s)
 {
-	unsigned long flags = MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV;
+	unsigned long flags = MS_REMOUNT | MS_BIND | (s->nosuid_nodev ? MS_NOSUID | MS_NODEV : 0);
 	int fd = box_child_open(s->staged, 0), r = -1, saved;
 	struct statfs sf;
 	char path[32];
@@ -584,6 +641,10 @@ static int box_child_remount(const struct box_step *s)
 	if (fstatfs(fd, &sf) == 0) {
 		if (sf.f_flags & ST_RDONLY)
 			flags |= MS_RDONLY;
+		if (sf.f_flags & ST_NOSUID)
+			flags |= MS_NOSUID;
+		if (sf.f_flags & ST_NODEV)
+			flags |= MS_NODEV;
 		if (sf.f_flags & ST_NOEXEC)
 			flags |= MS_NOEXEC;
 		if (sf.f_flags & ST_NOATIME)
@@ -621,24 +682,6 @@ static int box_child_proc_ro(const struct box_step *proc)
 	return 0;
 }
 
-/* The mount point for s, made by what (a directory or an empty file) in
- * dir, opened O_PATH. */
-static int box_child_mount_point(int dir, const char *name, int is_dir)
-{
-	int fd;
-
-	if (is_dir) {
-		if (mkdirat(dir, name, 0755) < 0 && errno != EEXIST)
-			return -1;
-		return openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	}
-	fd = openat(dir, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -1;
-	close(fd);
-	return openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-}
-
 static int box_child_make(const struct box_step *s, int dir, const char *name)
 {
 	char path[32];
@@ -672,6 +715,13 @@ static int box_child_make(const struct box_step *s, int dir, const char *name)
 	else
 		r = mount("proc", path, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
 	close(fd);
+	if (r == 0 && s->kind == BOX_TMPFS) {
+		fd = box_child_open(s->staged, O_DIRECTORY);
+		if (fd >= 0) {
+			box_child_own(fd);
+			close(fd);
+		}
+	}
 	if (r == 0 && s->kind == BOX_PROC)
 		r = box_child_proc_ro(s);
 	return r;
@@ -729,6 +779,14 @@ int box_child_enter(const struct box *b, const char **what)
 	*what = "the root tmpfs";
 	if (mount("proctor-box", BOX_STAGE, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m") < 0)
 		return -1;
+	{
+		int root = open(BOX_STAGE, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+		if (root < 0)
+			return -1;
+		box_child_own(root);
+		close(root);
+	}
 	for (size_t i = 0; i < b->n_steps; i++)
 		if (box_child_step(&b->steps[i], what) < 0)
 			return -1;
@@ -762,13 +820,13 @@ int box_child_enter(const struct box *b, const char **what)
 
 /* --- --check --- */
 
-void box_print_check(const struct box *b, int user_ns, FILE *out)
+void box_print_check(const struct box *b, const char *user_ns, FILE *out)
 {
 	static const char *const kinds[] = {"bind", "symlink", "file", "tmpfs", "proc"};
 
-	fprintf(out, "%-14s mount, pid, ipc, uts%s%s\n", "box namespaces",
-		b->share_net ? "" : ", net",
-		user_ns ? ", user (uid and gid map to themselves)" : "");
+	fprintf(out, "%-14s mount, pid, ipc, uts%s%s%s%s\n", "box namespaces",
+		b->share_net ? "" : ", net", user_ns ? ", user (" : "", user_ns ? user_ns : "",
+		user_ns ? ")" : "");
 	fprintf(out, "%-14s / tmpfs, read-only\n", "box mounts");
 	for (size_t i = 0; i < b->n_steps; i++) {
 		const struct box_step *s = &b->steps[i];
@@ -810,6 +868,9 @@ size_t box_check(const struct config *c, FILE *out, const char *prefix)
 	struct box b;
 	char err[3 * PATH_MAX];
 	int user_ns = spawn_pidns_wanted() == SPAWN_PIDNS_USER, probe;
+	char root_map[128];
+	uid_t map_uid;
+	gid_t map_gid;
 
 	if (!c->box && !c->ro_bind.n && !c->bind.n && !c->share_net)
 		return 0;
@@ -820,7 +881,17 @@ size_t box_check(const struct config *c, FILE *out, const char *prefix)
 		fprintf(out, "%s%s\n", prefix, err);
 		return 1;
 	}
-	box_print_check(&b, user_ns, out);
+	if (isolate_box_root(&iso, 1, &map_uid, &map_gid)) {
+		user_ns = 1;
+		snprintf(root_map, sizeof root_map,
+			 "uid and gid 0 are the host's %u and %u: nobody's, not root's",
+			 (unsigned)map_uid, (unsigned)map_gid);
+	} else {
+		snprintf(root_map, sizeof root_map, "uid and gid map to themselves");
+	}
+	box_print_check(&b, user_ns ? root_map : NULL, out);
+	fprintf(out, "%-14s a session of its own; %s\n", "box program",
+		c->seccomp ? "--seccomp's list" : sysfilter_box_summary);
 	probe = box_probe(&b, user_ns);
 	box_free(&b);
 	if (!probe)

@@ -71,8 +71,9 @@ int box_unshare_flags(const struct box *b);
  * sources closed. System calls only. Returns 0, or -1 with errno and *what. */
 int box_child_enter(const struct box *b, const char **what);
 
-/* --check: the namespaces and the mounts, one a line. */
-void box_print_check(const struct box *b, int user_ns, FILE *out);
+/* --check: the namespaces and the mounts, one a line; user_ns says what
+ * the user namespace maps, NULL without one. */
+void box_print_check(const struct box *b, const char *user_ns, FILE *out);
 
 /* Whether the box's namespaces can be made here (--check): 0 or the errno. */
 int box_probe(const struct box *b, int user_ns);

@@ -29,10 +29,16 @@ enum cg_role {
 	CG_ROLE_FREEZE,  /* v2 cgroup.freeze, v1 freezer */
 	CG_ROLE_EVENTS,  /* v2 cgroup.events: populated */
 	CG_ROLE_CPUSET,  /* the CPUs of --cpuset: v2 or v1 cpuset.cpus */
+	CG_ROLE_CPUWEIGHT, /* the tree in a cpu cgroup of its own: one weight
+			    * against proctord's, whatever its thread count */
 	CG_ROLE_COUNT,
 };
 
 #define CG_MAX_HIER 8
+/* A box's processes and threads without --pids where no pids cgroup serves
+ * (RLIMIT_NPROC in its user namespace): room for a JVM's or a Go
+ * program's threads, none for a fork bomb. */
+#define CG_BOX_PIDS 512
 #define CG_WHY 512
 
 struct cg_hier {
@@ -53,6 +59,11 @@ struct cgroup {
 	char why[CG_ROLE_COUNT][CG_WHY]; /* why a role has no cgroup */
 	char fatal[CG_WHY];       /* a cgroup made and lost: set-up must fail */
 	int moved;                /* proctord moved itself into a leaf (v2) */
+	int rt;                   /* the kernel lets proctord be SCHED_FIFO (prio_rt_probe) */
+	int rt_err;               /* else the errno of its refusal */
+	/* No pids cgroup, but the program runs in a user namespace of its
+	 * own: RLIMIT_NPROC there holds --pids (cgroup_pids_by_rlimit). */
+	int pids_nproc;
 	int probe;                /* --check: nothing is changed (cgroup_probe) */
 	char plan[2048];          /* --check: what set-up would do, a line each */
 	char nowhere[CG_WHY];     /* why no cgroup2 mount shows proctord's cgroup; "" */
@@ -100,6 +111,12 @@ void cgroup_key_mechanism(const struct cgroup *cg, const char *key, char *buf, s
 /* Whether a cgroup enforces limit key ("memory_max", "memory_high", "pids",
  * "cpus", "cpuset") on this machine. */
 int cgroup_enforced(const struct cgroup *cg, const char *key);
+/* Where no pids cgroup serves --pids and the program runs in a user
+ * namespace of its own (userns), RLIMIT_NPROC there holds it: the limit
+ * counts as enforced from now on. Returns the RLIMIT_NPROC to give the
+ * program (pids, plus one for the init that is in the namespace too; in a
+ * box without --pids, CG_BOX_PIDS), or 0 for none. */
+uint64_t cgroup_pids_by_rlimit(struct cgroup *cg, const struct limits *l, int box, int userns);
 /* Whether --check found something set-up would change (cgroup_print_plan). */
 int cgroup_has_plan(const struct cgroup *cg);
 
@@ -114,6 +131,10 @@ size_t cgroup_join_fds(const struct cgroup *cg, int *fds, const char **paths, si
 		       int cloned_into);
 
 int cgroup_has(const struct cgroup *cg, enum cg_role r);
+/* The cpu.rt_runtime_us of proctord's own cgroup in a v1 cpu hierarchy
+ * (real-time group scheduling), with that cgroup's directory; -1 if there
+ * is no such file. */
+long cgroup_rt_runtime(const struct cgroup *cg, const char **dir);
 /* Whether the sandbox has a cgroup at all (one that holds every process). */
 int cgroup_active(const struct cgroup *cg);
 

@@ -501,10 +501,11 @@ static void cg_setup_v2(struct cgroup *cg, size_t i, const struct limits *l)
 	mem = cg_enable(cg, h, pfd, "memory", why_mem, sizeof why_mem);
 	pids = cg_enable(cg, h, pfd, "pids", why_pids, sizeof why_pids);
 	/* Also without --cpus where proctord cannot be SCHED_FIFO (rootless,
-	 * in a container): its leaf and the sandbox's cgroup then share the
-	 * CPU by weight, as siblings, so that a tree of many runnable
-	 * threads cannot starve its timers and answers. */
-	if (l->cpus_milli != UNITS_UNLIMITED || !prio_rt_permitted())
+	 * in a container, real-time group scheduling): its leaf and the
+	 * sandbox's cgroup then share the CPU by weight, as siblings, so that
+	 * a tree of many runnable threads cannot starve its timers and
+	 * answers. */
+	if (l->cpus_milli != UNITS_UNLIMITED || !cg->rt)
 		cpu = cg_enable(cg, h, pfd, "cpu", why_cpu, sizeof why_cpu);
 	if (!units_cpuset_empty(&l->cpuset))
 		cpuset = cg_enable(cg, h, pfd, "cpuset", why_cpuset, sizeof why_cpuset);
@@ -536,6 +537,10 @@ static void cg_setup_v2(struct cgroup *cg, size_t i, const struct limits *l)
 		cg_take(cg, CG_ROLE_CPUMAX, i);
 	else
 		strlcpy(cg->why[CG_ROLE_CPUMAX], why_cpu, sizeof cg->why[0]);
+	if (cpu == 0 && cg_v2_has(cg, h, "cpu.weight"))
+		cg_take(cg, CG_ROLE_CPUWEIGHT, i);
+	else
+		strlcpy(cg->why[CG_ROLE_CPUWEIGHT], why_cpu, sizeof cg->why[0]);
 	if (cpuset == 0 && cg_v2_has(cg, h, "cpuset.cpus"))
 		cg_take(cg, CG_ROLE_CPUSET, i);
 	else
@@ -559,6 +564,12 @@ static void cg_setup_v1(struct cgroup *cg, size_t i, const struct limits *l)
 	if (cg->role[CG_ROLE_CPUMAX] < 0 && l->cpus_milli != UNITS_UNLIMITED &&
 	    cgd_has_word(h->ctrls, "cpu"))
 		want = 1;
+	/* Refused SCHED_FIFO (real-time group scheduling gives proctord's
+	 * cgroup no runtime), proctord keeps its deadline by weight: the tree
+	 * in a cpu cgroup of its own below proctord's is one entity against
+	 * proctord at nice -10, not one per thread. */
+	if (cg->role[CG_ROLE_CPUWEIGHT] < 0 && !cg->rt && cgd_has_word(h->ctrls, "cpu"))
+		want = 1;
 	if (cg->role[CG_ROLE_KILL] < 0 && cg->role[CG_ROLE_FREEZE] < 0 &&
 	    cgd_has_word(h->ctrls, "freezer"))
 		want = 1;
@@ -575,8 +586,10 @@ static void cg_setup_v1(struct cgroup *cg, size_t i, const struct limits *l)
 			strlcpy(cg->why[CG_ROLE_MEMORY], why, sizeof cg->why[0]);
 		if (cgd_has_word(h->ctrls, "pids"))
 			strlcpy(cg->why[CG_ROLE_PIDS], why, sizeof cg->why[0]);
-		if (cgd_has_word(h->ctrls, "cpu"))
+		if (cgd_has_word(h->ctrls, "cpu")) {
 			strlcpy(cg->why[CG_ROLE_CPUMAX], why, sizeof cg->why[0]);
+			strlcpy(cg->why[CG_ROLE_CPUWEIGHT], why, sizeof cg->why[0]);
+		}
 		if (cgd_has_word(h->ctrls, "cpuset"))
 			strlcpy(cg->why[CG_ROLE_CPUSET], why, sizeof cg->why[0]);
 		return;
@@ -589,6 +602,8 @@ static void cg_setup_v1(struct cgroup *cg, size_t i, const struct limits *l)
 		cg_take(cg, CG_ROLE_CPU, i);
 	if (l->cpus_milli != UNITS_UNLIMITED && cgd_has_word(h->ctrls, "cpu"))
 		cg_take(cg, CG_ROLE_CPUMAX, i);
+	if (cgd_has_word(h->ctrls, "cpu"))
+		cg_take(cg, CG_ROLE_CPUWEIGHT, i);
 	if (cg->role[CG_ROLE_KILL] < 0 && cgd_has_word(h->ctrls, "freezer"))
 		cg_take(cg, CG_ROLE_FREEZE, i);
 	if (!units_cpuset_empty(&l->cpuset) && cgd_has_word(h->ctrls, "cpuset"))
@@ -766,6 +781,10 @@ static int cg_setup(struct cgroup *cg, enum cg_mode mode, const struct limits *l
 		cg->role[r] = -1;
 	cg->cpu_fd = cg->peak_fd = cg->oom_fd = -1;
 	cg->pidspeak_fd = cg->pidsevents_fd = cg->events_fd = cg->oom_watch_fd = -1;
+	/* Before any cgroup is made: whether the tree needs a cpu cgroup of
+	 * its own depends on it. */
+	cg->rt_err = prio_rt_probe();
+	cg->rt = cg->rt_err == 0;
 	if (mode == CG_MODE_NONE) {
 		cg_why_all(cg, "cgroups are turned off (cgroup = none)");
 		return 0;
@@ -903,6 +922,27 @@ int cgroup_has(const struct cgroup *cg, enum cg_role r)
 	return cg->role[r] >= 0;
 }
 
+long cgroup_rt_runtime(const struct cgroup *cg, const char **dir)
+{
+	for (size_t i = 0; i < cg->n; i++) {
+		char buf[32];
+		int fd;
+		ssize_t n;
+
+		if (cg->h[i].version != 1 || !cgd_has_word(cg->h[i].ctrls, "cpu"))
+			continue;
+		fd = open(cg->h[i].parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		n = fd >= 0 ? read_small_file(fd, "cpu.rt_runtime_us", buf, sizeof buf) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0)
+			return -1;
+		*dir = cg->h[i].parent;
+		return strtol(buf, NULL, 10);
+	}
+	return -1;
+}
+
 int cgroup_active(const struct cgroup *cg)
 {
 	for (size_t i = 0; i < cg->n; i++)
@@ -915,12 +955,12 @@ const char *cgroup_role_source(const struct cgroup *cg, enum cg_role r, char *bu
 {
 	static const char *const v2[CG_ROLE_COUNT] = {
 		"cpu.stat usage_usec", "memory.peak, memory.events", "pids controller", "cpu.max",
-		"cgroup.kill", "cgroup.freeze", "cgroup.events", "cpuset.cpus",
+		"cgroup.kill", "cgroup.freeze", "cgroup.events", "cpuset.cpus", "cpu.weight",
 	};
 	static const char *const v1[CG_ROLE_COUNT] = {
 		"cpuacct.usage", "memory.max_usage_in_bytes, memory.oom_control", "pids controller",
 		"cpu.cfs_quota_us",
-		"-", "freezer.state", "-", "cpuset.cpus, cpuset.mems",
+		"-", "freezer.state", "-", "cpuset.cpus, cpuset.mems", "cpu.shares",
 	};
 	const struct cg_hier *h;
 
@@ -951,6 +991,8 @@ static const char *cg_key_unenforced(const struct cgroup *cg, const char *key, c
 {
 	enum cg_role r = cg_key_role(key);
 
+	if (r == CG_ROLE_PIDS && cg->role[r] < 0 && cg->pids_nproc)
+		return NULL;
 	if (cg->role[r] < 0) {
 		snprintf(buf, len, "%s", cg->why[r]);
 		return buf;
@@ -978,6 +1020,13 @@ void cgroup_key_mechanism(const struct cgroup *cg, const char *key, char *buf, s
 
 	if (cg_key_unenforced(cg, key, why, sizeof why)) {
 		snprintf(buf, len, "NOT enforced: %s", why);
+		return;
+	}
+	if (cg->role[r] < 0) { /* pids, held by cgroup_pids_by_rlimit */
+		snprintf(buf, len,
+			 "RLIMIT_NPROC of the program's user namespace (pids + 1 for the init; "
+			 "no pids cgroup: %s)",
+			 cg->why[r]);
 		return;
 	}
 	h = &cg->h[cg->role[r]];
@@ -1040,6 +1089,18 @@ int cgroup_v2_procs_fd(const struct cgroup *cg, const char **path)
 int cgroup_oom_watch_fd(const struct cgroup *cg)
 {
 	return cg->oom_watch_fd;
+}
+
+uint64_t cgroup_pids_by_rlimit(struct cgroup *cg, const struct limits *l, int box, int userns)
+{
+	cg->pids_nproc = 0;
+	if (cg->role[CG_ROLE_PIDS] >= 0 || !userns)
+		return 0;
+	if (l->pids < UNITS_UNLIMITED - 1) {
+		cg->pids_nproc = 1;
+		return l->pids + 1;
+	}
+	return box ? CG_BOX_PIDS + 1 : 0;
 }
 
 int cgroup_has_plan(const struct cgroup *cg)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: ISC
 // proctord --check: the effective settings, their sources and what enforces
 // them, printed without changing anything on the machine.
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -58,6 +59,43 @@ static void check_mechanism(void *ctx, const struct config_key *k, char *buf, si
 		cgroup_key_mechanism(ctx, k->name, buf, len);
 }
 
+/* What keeps the CPU deadline punctual: SCHED_FIFO as the kernel grants it
+ * (tried), else the tree's own cpu cgroup, else nothing but nice -10. */
+static void check_deadline(const struct cgroup *cg, FILE *out)
+{
+	char why[400], b[600];
+	const char *dir = NULL;
+	long rt_us;
+
+	if (cg->rt) {
+		fprintf(out, "%-14s %s\n", "cpu deadline",
+			"proctord SCHED_FIFO 1 (not inherited): wakes ahead of any number of "
+			"threads; over 50 ms of its own CPU in 100 ms, nice -10 until the window "
+			"ends");
+		return;
+	}
+	rt_us = cgroup_rt_runtime(cg, &dir);
+	if (!prio_rt_permitted())
+		snprintf(why, sizeof why, "no CAP_SYS_NICE, RLIMIT_RTPRIO 0");
+	else if (rt_us == 0)
+		snprintf(why, sizeof why,
+			 "SCHED_FIFO refused: real-time group scheduling gives proctord's cgroup "
+			 "no runtime, cpu.rt_runtime_us 0 in %s",
+			 dir);
+	else
+		snprintf(why, sizeof why, "SCHED_FIFO refused: %s", strerror(cg->rt_err));
+	if (cgroup_role_source(cg, CG_ROLE_CPUWEIGHT, b, sizeof b))
+		fprintf(out,
+			"%-14s proctord at nice -10 (%s); the tree in a cpu cgroup of its own, one "
+			"weight against proctord's however many threads it runs: %s\n",
+			"cpu deadline", why, b);
+	else
+		fprintf(out,
+			"%-14s proctord at nice -10 only (%s): may wake late when the tree has many "
+			"more runnable threads than CPUs\n",
+			"cpu deadline", why);
+}
+
 /* Where each figure comes from on this machine. */
 static void check_sources(const struct cgroup *cg, FILE *out)
 {
@@ -88,12 +126,7 @@ static void check_sources(const struct cgroup *cg, FILE *out)
 	else
 		fprintf(out, "%-14s %s\n", "tree kill",
 			"SIGKILL to every descendant found through /proc (proctord is a subreaper)");
-	fprintf(out, "%-14s %s\n", "cpu deadline",
-		prio_rt_permitted()
-			? "proctord SCHED_FIFO 1 (not inherited): wakes ahead of any number of "
-			  "threads; over 50 ms of its own CPU in 100 ms, nice -10 until the window ends"
-			: "proctord at nice -10 only (no CAP_SYS_NICE, RLIMIT_RTPRIO 0): may wake late "
-			  "when the tree has many more runnable threads than CPUs");
+	check_deadline(cg, out);
 	fprintf(out, "%-14s %s\n", "end of tree",
 		cgroup_role_source(cg, CG_ROLE_EVENTS, b, sizeof b)
 			? b
@@ -124,14 +157,34 @@ static size_t check_pidns(const struct config *c, FILE *out)
 	return 1;
 }
 
+/* A box's processes without --pids and without a pids cgroup: its default. */
+static void check_box_pids(const struct config *c, uint64_t nproc, FILE *out)
+{
+	if (!c->box || c->limits.pids != UNITS_UNLIMITED)
+		return;
+	if (nproc)
+		fprintf(out,
+			"%-14s at most %d processes and threads without --pids (RLIMIT_NPROC "
+			"%" PRIu64 " in the box's user namespace, its init included: no pids cgroup "
+			"here); a fork bomb fails to fork past it\n",
+			"box pids", CG_BOX_PIDS, nproc);
+	else
+		fprintf(out, "%-14s unlimited without --pids: give --pids to stop a fork bomb\n",
+			"box pids");
+}
+
 int check_run(struct options *o)
 {
 	/* Static, as the sandbox's are: the cgroup state is large. */
 	static struct cgroup cg;
 	size_t n;
+	uint64_t nproc;
 
 	/* Read-only: --check changes nothing on the machine. */
 	cgroup_probe(&cg, (enum cg_mode)o->cfg.cgroup_mode, &o->cfg.limits);
+	nproc = cgroup_pids_by_rlimit(&cg, &o->cfg.limits, o->cfg.box != NULL,
+				      spawn_pidns_wanted() == SPAWN_PIDNS_USER &&
+					  spawn_pidns_probe(SPAWN_PIDNS_USER) == 0);
 
 	printf("proctord %s: configuration check", PROCTOR_VERSION);
 	if (o->config_file)
@@ -153,6 +206,7 @@ int check_run(struct options *o)
 	}
 	n += check_isolation(&o->cfg, stdout, "\ncannot be honoured: ");
 	n += box_check(&o->cfg, stdout, "\ncannot be honoured: ");
+	check_box_pids(&o->cfg, nproc, stdout);
 	hostcheck_print("", &o->cfg.limits.cpuset, stdout);
 	cgroup_destroy(&cg);
 	config_free(&o->cfg);

@@ -23,6 +23,7 @@ enum {
 	OPT_DAEMONIZE,
 	OPT_TTY_FOREGROUND,
 	OPT_END_FD,
+	OPT_REPORT_FD,
 };
 
 /* The bash completion (contrib/completion) reads the options from this text:
@@ -67,6 +68,8 @@ static void options_usage(FILE *out)
 		"  --end-fd N           once the program has ended and the report is\n"
 		"                       written, write one byte to inherited descriptor N,\n"
 		"                       close it, and end without a terminating wait\n"
+		"  --report-fd N        write the report to inherited descriptor N too,\n"
+		"                       whatever becomes of --report FILE\n"
 		"\n"
 		"Limits (whole tree unless noted; default unlimited):\n"
 		"  --cpu-time DURATION  CPU time (user + system) of the whole tree\n"
@@ -83,7 +86,9 @@ static void options_usage(FILE *out)
 		"                       delivered\n"
 		"  --memory-max SIZE    memory of the tree, no swap (cgroup)\n"
 		"  --memory-high SIZE   memory above which the tree is throttled (cgroup v2)\n"
-		"  --pids N             processes and threads of the tree (cgroup)\n"
+		"  --pids N             processes and threads of the tree (cgroup; not root\n"
+		"                       and without one: RLIMIT_NPROC in the program's user\n"
+		"                       namespace; a box there: 512 by default)\n"
 		"  --cpus CPUS          CPU bandwidth of the tree, 1.5 or 150%% (cgroup)\n"
 		"  --cpuset CPUS        run the tree on these CPUs only, a list such as 1,\n"
 		"                       0-3 or 0,2 (cpuset cgroup; else the affinity the\n"
@@ -129,9 +134,11 @@ static void options_usage(FILE *out)
 		"                       /bin, /lib...), the loader's and the JVM's files of\n"
 		"                       /etc, a minimal /dev, its own /proc, a private /tmp,\n"
 		"                       and DIR read-write at /box, its working directory;\n"
-		"                       no capability there, even as root\n"
+		"                       no capability there, even as root; a session of its\n"
+		"                       own, no TIOCSTI nor key rings\n"
 		"  --tmp-size SIZE      size of the box's /tmp and /dev/shm (64MiB)\n"
-		"  --ro-bind SRC[:DST]  more of the host in the box, read-only (repeatable)\n"
+		"  --ro-bind SRC[:DST]  more of the host in the box, read-only (repeatable);\n"
+		"                       DST below /box or a bind must exist already\n"
 		"  --bind SRC[:DST]     ... read-write (repeatable)\n"
 		"  --share-net          keep the host's network in the box\n"
 		"\n"
@@ -159,7 +166,7 @@ struct cmdline_value {
 /* getopt's table: the configuration keys, then proctord's own options. */
 static const struct option *options_table(void)
 {
-	static struct option long_options[CONFIG_MAX_KEYS + 9];
+	static struct option long_options[CONFIG_MAX_KEYS + 10];
 	static char names[CONFIG_MAX_KEYS][32];
 	size_t n = 0;
 
@@ -182,6 +189,7 @@ static const struct option *options_table(void)
 	long_options[n++] =
 		(struct option){"tty-foreground", no_argument, NULL, OPT_TTY_FOREGROUND};
 	long_options[n++] = (struct option){"end-fd", required_argument, NULL, OPT_END_FD};
+	long_options[n++] = (struct option){"report-fd", required_argument, NULL, OPT_REPORT_FD};
 	long_options[n++] = (struct option){"help", no_argument, NULL, 'h'};
 	long_options[n++] = (struct option){"version", no_argument, NULL, 'V'};
 	long_options[n] = (struct option){NULL, 0, NULL, 0};
@@ -258,6 +266,9 @@ void options_parse(int argc, char **argv, struct options *o)
 			break;
 		case OPT_END_FD:
 			o->end_fd = optarg;
+			break;
+		case OPT_REPORT_FD:
+			o->report_fd = optarg;
 			break;
 		case 'h':
 			options_usage(stdout);

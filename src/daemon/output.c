@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -87,10 +88,32 @@ static void output_set_dst(struct output_stream *st, int fd)
  * -1 with errno. */
 static int output_open_path(struct output_stream *st)
 {
-	int fd = open(st->path, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
-		      0644);
 	struct stat sb;
+	int fd, saved;
 
+	/* As the program's user, not through a link at the name (one an
+	 * earlier run left there), and only what a stream may be. setfsuid
+	 * holds for this thread alone. */
+	if (st->gid != (gid_t)-1)
+		setfsgid(st->gid);
+	if (st->uid != (uid_t)-1)
+		setfsuid(st->uid);
+	fd = open(st->path, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW |
+				    O_CLOEXEC,
+		  0644);
+	saved = errno;
+	if (st->uid != (uid_t)-1)
+		setfsuid(geteuid());
+	if (st->gid != (gid_t)-1)
+		setfsgid(getegid());
+	errno = saved;
+	if (fd >= 0 && (fstat(fd, &sb) < 0 || S_ISDIR(sb.st_mode) || S_ISBLK(sb.st_mode) ||
+			S_ISSOCK(sb.st_mode))) {
+		close(fd);
+		fd = -1;
+		errno = EINVAL;
+		return -1;
+	}
 	if (fd >= 0) {
 		free(st->path);
 		st->path = NULL;
@@ -116,6 +139,8 @@ static int output_stream_open(struct output_stream *st, const struct output_dest
 	if (fcntl(st->src, F_SETFL, O_NONBLOCK) < 0)
 		return -1;
 	st->buf = xmalloc(OUTPUT_BUF);
+	st->uid = d->uid;
+	st->gid = d->gid;
 	if (d->path) {
 		st->path = xstrdup(d->path);
 		if (output_open_path(st) < 0) {

@@ -136,6 +136,24 @@ int prio_rt_permitted(void)
 	return prio_initial_userns();
 }
 
+int prio_rt_probe(void)
+{
+	struct sched_param none = {.sched_priority = 0};
+	int policy = sched_getscheduler(0);
+
+	if (policy < 0)
+		return errno;
+	if ((policy & ~SCHED_RESET_ON_FORK) == SCHED_FIFO ||
+	    (policy & ~SCHED_RESET_ON_FORK) == SCHED_RR)
+		return 0;
+	if (prio_set(1) < 0)
+		return errno;
+	/* Back to the policy proctord had (a normal one: priority 0). */
+	if (sched_setscheduler(0, policy, &none) < 0)
+		log_warn("sched_setscheduler back to policy %d", policy);
+	return 0;
+}
+
 int prio_raise(struct prio *p, struct ev_loop *loop, int nice_value)
 {
 	int want = nice_value - 10 < -20 ? -20 : nice_value - 10;

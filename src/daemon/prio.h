@@ -29,6 +29,10 @@ struct prio {
 /* Whether prio_raise would get SCHED_FIFO (CAP_SYS_NICE or RLIMIT_RTPRIO),
  * without changing anything: for --check. */
 int prio_rt_permitted(void);
+/* Whether the kernel grants proctord SCHED_FIFO now, privilege and
+ * real-time group scheduling (a cgroup's cpu.rt_runtime_us) included: tried,
+ * then undone. 0, or the errno of the refusal. */
+int prio_rt_probe(void);
 /* Lower proctord's nice value by 10 from nice_value (where permitted), then
  * make it SCHED_FIFO 1 with SCHED_RESET_ON_FORK (so no child inherits it),
  * budgeted in loop. Returns 1 if real-time, 0 if only the nice value. */

@@ -26,6 +26,10 @@
 /* The CPU deadline timer never fires more often than this (ns): with n CPUs
  * the tree may overshoot by at most n times this, plus the kill itself. */
 #define CPU_MIN_INTERVAL_NS 100000u
+/* After an OOM event with no kill counted, the count is read again after
+ * 1, 2, 4 ... 512 ms: about a second in all. */
+#define OOM_RECHECK_FIRST 0.001
+#define OOM_RECHECKS 10u
 
 static void supervise_dispatch(struct supervisor *s, enum sv_event ev);
 
@@ -44,6 +48,7 @@ static void supervise_stop_timers(struct supervisor *s)
 	ptimer_stop(&s->wall_timer);
 	ptimer_stop(&s->cpu_timer);
 	ptimer_stop(&s->grace_timer);
+	ev_timer_stop(s->loop, &s->oom_timer);
 }
 
 /* No deadline is left to keep: proctord leaves real-time, but only once the
@@ -259,10 +264,11 @@ static void supervise_main_ended(struct supervisor *s)
 	supervise_stop_timers(s);
 	/* The set-up report is in the pipe before the child exits. */
 	supervise_check_exec(s);
-	/* Killed, not by proctord: by the OOM killer? (memory.oom.group
-	 * kills the whole tree at once, the main process with it.) */
-	if (s->kill_reason == KILL_NONE && WIFSIGNALED(s->main_wstatus) &&
-	    WTERMSIG(s->main_wstatus) == SIGKILL && supervise_oom_struck(s))
+	/* An OOM kill anywhere in the tree is the verdict, however the main
+	 * process ended: on v1 a child's kill is counted after the event
+	 * that woke us (or with none at all), so the count is read again
+	 * now, before the verdict is fixed. */
+	if (s->kill_reason == KILL_NONE && supervise_oom_struck(s))
 		s->kill_reason = KILL_MEMORY;
 	/* Everything the main process wrote is in its pipes now: into a file
 	 * destination before the status is final. Past the limit, that is
@@ -297,6 +303,10 @@ static void supervise_kill(struct supervisor *s, enum kill_reason reason)
 	supervise_check_exec(s);
 	if (s->exec_failed)
 		return;
+	/* An OOM kill not yet seen (v1 counts it after its event) outranks
+	 * the limit that ends the tree now. */
+	if (reason != KILL_MEMORY && supervise_oom_struck(s))
+		reason = KILL_MEMORY;
 	s->kill_reason = reason;
 	/* From this moment every answer says killed REASON (the text needs
 	 * no more than the reason and, for syscall, the call's name). */
@@ -360,11 +370,22 @@ static void supervise_cpu_check(struct supervisor *s)
 	ptimer_arm(&s->cpu_timer, next_ns);
 }
 
-/* An OOM kill ends the sandbox. */
+/* An OOM kill ends the sandbox. v1's eventfd fires when the cgroup runs
+ * out of memory, before the OOM killer has chosen and counted its victim:
+ * with no kill counted yet, look again soon, then less often, a few times
+ * (the killer may also free memory without killing, and count nothing). */
 static void supervise_oom(struct supervisor *s)
 {
-	if (supervise_oom_struck(s))
+	if (supervise_oom_struck(s)) {
 		supervise_kill(s, KILL_MEMORY);
+		return;
+	}
+	if (s->oom_rechecks >= OOM_RECHECKS)
+		return;
+	ev_timer_stop(s->loop, &s->oom_timer);
+	ev_timer_set(&s->oom_timer, OOM_RECHECK_FIRST * (double)(1u << s->oom_rechecks), 0.);
+	ev_timer_start(s->loop, &s->oom_timer);
+	s->oom_rechecks++;
 }
 
 /* Once the verdict is decided, only the count (for the report). */
@@ -680,6 +701,12 @@ static void supervise_oom_cb(struct ev_loop *loop, ev_io *w, int revents)
 	supervise_dispatch(w->data, SV_EV_OOM);
 }
 
+/* Time to read the OOM count again (supervise_oom). */
+static void supervise_oom_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	supervise_dispatch(w->data, SV_EV_OOM);
+}
+
 static void supervise_output_exceeded(void *ctx)
 {
 	supervise_dispatch(ctx, SV_EV_OUTPUT_OVER);
@@ -828,6 +855,8 @@ int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limi
 	    ptimer_init(&s->grace_timer, loop, supervise_grace_cb, s) < 0)
 		return -1;
 	ev_timer_init(&s->sweep_timer, supervise_sweep_cb, SWEEP_INTERVAL, SWEEP_INTERVAL);
+	ev_timer_init(&s->oom_timer, supervise_oom_timer_cb, OOM_RECHECK_FIRST, 0.);
+	s->oom_timer.data = s;
 	if (filter_sock >= 0 &&
 	    sysfilter_watch_start(&s->sysfilter, loop, filter_sock, supervise_syscall_denied, s) < 0)
 		return -1;
@@ -875,6 +904,7 @@ void supervise_finish(struct supervisor *s)
 	ptimer_close(&s->cpu_timer);
 	ptimer_close(&s->grace_timer);
 	ev_timer_stop(s->loop, &s->sweep_timer);
+	ev_timer_stop(s->loop, &s->oom_timer);
 	sysfilter_watch_close(&s->sysfilter);
 	if (s->child.errfd >= 0)
 		close(s->child.errfd);

@@ -106,6 +106,8 @@ struct supervisor {
 	struct prio *prio;         /* proctord's priority, lowered once no deadline is left; NULL */
 	uint64_t oom_kills;
 	ev_io oom_io;
+	ev_timer oom_timer;        /* reads the OOM count again (v1 counts late) */
+	unsigned oom_rechecks;
 	struct fifo *fifo;
 	struct output *output;     /* NULL without --output-limit */
 	struct sysfilter_watch sysfilter; /* .loop NULL without --seccomp */

@@ -41,13 +41,17 @@ static void remove_cgroup_at_exit(void)
 
 /* The --report file, opened before the program starts: its temporary file
  * is removed at any exit of this process; NULL once handed over. */
-static struct report_file report, *exit_report;
+/* --report FILE, then --report-fd N; n_reports of them are open. */
+static struct report_file reports[2];
+static size_t n_reports;
+static int exit_report;
 
 static void remove_report_at_exit(void)
 {
 	if (exit_report)
-		report_file_close(exit_report);
-	exit_report = NULL;
+		for (size_t i = 0; i < n_reports; i++)
+			report_file_close(&reports[i]);
+	exit_report = 0;
 }
 
 /* path is /dev/fd/N (or /proc/self/fd/N) and N an open descriptor that
@@ -161,17 +165,23 @@ static void write_report(void *ctx)
 		rf.src_kill = cgroup_role_source(f->cg, CG_ROLE_FREEZE, src_kill, sizeof src_kill);
 
 	text = report_json_text(&rf);
-	if (!text)
-		snprintf(err, sizeof err, "cannot build the JSON report");
-	if (!text || report_file_write(&report, text, err, sizeof err) < 0) {
-		/* After daemonizing, stderr is /dev/null: the exit code
-		 * is what says the report is missing. */
-		log_warnx("report: %s", err);
-		f->failed = 1;
+	/* Each on its own: a FILE that the program spoiled (a directory put
+	 * in its place in DIR) does not keep the report from --report-fd,
+	 * whence proctor run takes its verdict. */
+	for (size_t i = 0; i < n_reports; i++) {
+		if (!text)
+			snprintf(err, sizeof err, "cannot build the JSON report");
+		if (!text || report_file_write(&reports[i], text, err, sizeof err) < 0) {
+			/* After daemonizing, stderr is /dev/null: the exit code
+			 * is what says the report is missing. */
+			log_warnx("report: %s", err);
+			f->failed = 1;
+		}
+		report_file_close(&reports[i]);
 	}
 	free(text);
-	report_file_close(&report);
-	exit_report = NULL;
+	n_reports = 0;
+	exit_report = 0;
 }
 
 /* Opened now: a report that cannot be written is found before the program
@@ -187,10 +197,30 @@ static void wiring_report_open(const struct options *o)
 			   "--report %s: with --daemonize, standard output "
 			   "carries the directory only; give a file",
 			   o->cfg.report);
-	if (report_file_open(&report, o->cfg.report, err, sizeof err) < 0)
+	if (report_file_open(&reports[n_reports], o->cfg.report, err, sizeof err) < 0)
 		log_fatalx(EXIT_USAGE, "--report %s", err);
-	exit_report = &report;
-	atexit(remove_report_at_exit);
+	n_reports++;
+}
+
+/* --report-fd N: an inherited descriptor, written in place. */
+static void wiring_report_fd_open(const struct options *o)
+{
+	char err[3 * PATH_MAX], *path;
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(o->report_fd, &end, 10);
+	if (errno || end == o->report_fd || *end || n < 3 || n > INT_MAX)
+		log_fatalx(EXIT_USAGE, "--report-fd %s: not a descriptor number from 3 up",
+			   o->report_fd);
+	xasprintf(&path, "/dev/fd/%ld", n);
+	if (report_file_open(&reports[n_reports], path, err, sizeof err) < 0)
+		log_fatalx(EXIT_USAGE, "--report-fd %s", err);
+	free(path);
+	/* Not the child's: only proctord's copy stays open. */
+	close((int)n);
+	n_reports++;
 }
 
 void wiring_prepare(struct sandbox *sb, struct options *o)
@@ -224,6 +254,12 @@ void wiring_prepare(struct sandbox *sb, struct options *o)
 	/* After those: /dev/fd/N is the caller's. */
 	if (o->cfg.report)
 		wiring_report_open(o);
+	if (o->report_fd)
+		wiring_report_fd_open(o);
+	if (n_reports) {
+		exit_report = 1;
+		atexit(remove_report_at_exit);
+	}
 }
 
 void wiring_prepare_free(struct sandbox *sb)
@@ -255,6 +291,12 @@ int wiring_cgroups(struct sandbox *sb)
 	if (c->limits.pids < UNITS_UNLIMITED - 1 &&
 	    cgroup_set_pids_max(&sb->cg, c->limits.pids + 1, err, sizeof err) < 0)
 		log_fatalx(EXIT_SETUP, "%s", err);
+	/* No pids cgroup: a non-root proctord's program runs in a user
+	 * namespace of its own, where RLIMIT_NPROC counts only its tree. */
+	sb->nproc = cgroup_pids_by_rlimit(&sb->cg, &c->limits, sb->box.active,
+					  spawn_pidns_wanted() == SPAWN_PIDNS_USER ||
+						  isolate_box_root(&sb->iso, sb->box.active, &(uid_t){0},
+								   &(gid_t){0}));
 	/* A limit that is asked for and not enforced must never pass silently. */
 	if (cgroup_unhonoured(&sb->cg, &c->limits, NULL, NULL) > 0) {
 		cgroup_unhonoured(&sb->cg, &c->limits, stderr,
@@ -274,7 +316,7 @@ void wiring_cgroups_remove(struct sandbox *sb)
 void wiring_disown(void)
 {
 	exit_cgroup = NULL;
-	exit_report = NULL;
+	exit_report = 0;
 }
 
 void wiring_serve(struct sandbox *sb)
@@ -285,8 +327,12 @@ void wiring_serve(struct sandbox *sb)
 	sb->loop = ev_loop_new(EVBACKEND_EPOLL | EVFLAG_SIGNALFD | EVFLAG_NOENV);
 	if (!sb->loop)
 		log_fatalx(EXIT_SETUP, "cannot create the event loop");
-	/* A CPU-time deadline is only as punctual as proctord's wake-up. */
-	prio_raise(&sb->prio, sb->loop, sb->nice_value);
+	/* A CPU-time deadline is only as punctual as proctord's wake-up. The
+	 * cgroups were set up on the kernel's word that SCHED_FIFO would be
+	 * granted (cgroup_setup): a refusal now must not pass silently. */
+	if (!prio_raise(&sb->prio, sb->loop, sb->nice_value) && sb->cg.rt)
+		log_warnx("SCHED_FIFO was refused after all: the CPU deadline may fire late "
+			  "under many runnable threads");
 	if (sbdir_open(&sb->dir, o->cfg.dir, o->cfg.dir_mode, err, sizeof err) < 0)
 		log_fatalx(EXIT_SETUP, "%s", err);
 	if (box_check_apart(&sb->box, &sb->dir, err, sizeof err) < 0) {
@@ -334,6 +380,7 @@ static void wiring_spawn_config(struct sandbox *sb)
 	sc->chdir = o->cfg.chdir ? o->cfg.chdir : sb->box.active ? "/box" : NULL;
 	sc->limits = &o->cfg.limits;
 	sc->nice = sb->nice_value;
+	sc->nproc = sb->nproc;
 	sc->cgroup_fd = cgroup_clone_fd(&sb->cg);
 	sc->cgroup_procs_fd = cgroup_v2_procs_fd(&sb->cg, &sc->cgroup_path);
 	sc->n_join = cgroup_join_fds(&sb->cg, sb->join_fds, sb->join_paths, CG_MAX_HIER, 1);
@@ -360,6 +407,9 @@ static void wiring_output(struct sandbox *sb)
 
 	for (int i = 0; i < 2; i++) {
 		d[i].fd = given[i] >= 0 ? given[i] : own[i];
+		/* In a box, as its user (spawn.c: spawn_child_open_stdio). */
+		d[i].uid = sb->box.active && sb->iso.set_uid ? sb->iso.uid : (uid_t)-1;
+		d[i].gid = sb->box.active && sb->iso.set_gid ? sb->iso.gid : (gid_t)-1;
 		d[i].path = given[i] >= 0  ? NULL
 			    : paths[i]	   ? paths[i]
 			    : o->daemonize ? "/dev/null"
@@ -402,6 +452,20 @@ static void wiring_filter(struct sandbox *sb)
 	sb->sc.filter_sock = sb->filter_sv[1];
 }
 
+/* A box without --seccomp still denies the key rings and the terminal
+ * ioctls (sysfilter_build_box): failing with EPERM, no listener. */
+static void wiring_box_filter(struct sandbox *sb)
+{
+	char err[256];
+
+	if (sysfilter_build_box(&sb->filter, err, sizeof err) < 0) {
+		fifo_close(&sb->fifo);
+		sbdir_close(&sb->dir);
+		log_fatalx(EXIT_SETUP, "--box: %s", err);
+	}
+	sb->sc.filter = &sb->filter;
+}
+
 /* Start the program; the caller's descriptors and the filter's socket are
  * then the program's alone. */
 static void wiring_spawn(struct sandbox *sb)
@@ -410,6 +474,8 @@ static void wiring_spawn(struct sandbox *sb)
 	int fds[3] = {sb->in_fd, sb->out_fd, sb->err_fd};
 
 	sc->pidns = spawn_pidns_wanted();
+	if (isolate_box_root(&sb->iso, sb->box.active, &sc->map_uid, &sc->map_gid))
+		sc->pidns = SPAWN_PIDNS_USER_ROOT;
 	sc->pidns_required = sb->o->cfg.strict || sb->box.active;
 	sc->box = &sb->box;
 	sc->pidns_fallback = pids_without_init;
@@ -440,6 +506,19 @@ static void wiring_spawn(struct sandbox *sb)
 		log_warnx("warning: cannot make a PID namespace for the program (%s): it may "
 			  "outlive proctord if it clears its parent-death signal",
 			  strerror(sb->child.pidns_err));
+	if (sb->child.root_map_err)
+		log_warnx("warning: --box: no user namespace for uid 0 (%s): the program runs as "
+			  "the host's uid 0, without capabilities; give --user",
+			  strerror(sb->child.root_map_err));
+	/* Without its user namespace, RLIMIT_NPROC was not set (it would have
+	 * counted the uid's every process on the host). */
+	if (sb->child.pidns != SPAWN_PIDNS_USER && sb->child.pidns != SPAWN_PIDNS_USER_ROOT &&
+	    sb->cg.pids_nproc) {
+		sb->cg.pids_nproc = 0;
+		log_warnx("warning: pids cannot be honoured: no pids cgroup, and no user "
+			  "namespace for RLIMIT_NPROC (%s)",
+			  strerror(sb->child.pidns_err));
+	}
 	title_running(sb->dir.path, sb->o->argv[0]);
 	/* The program has its copies. */
 	for (int i = 0; i < 3; i++)
@@ -456,6 +535,8 @@ void wiring_start(struct sandbox *sb)
 		wiring_output(sb);
 	if (sb->o->cfg.seccomp)
 		wiring_filter(sb);
+	else if (sb->box.active)
+		wiring_box_filter(sb);
 	wiring_spawn(sb);
 }
 
@@ -490,7 +571,7 @@ int wiring_supervise(struct sandbox *sb)
 	}
 	sb->fin = (struct finish_ctx){
 	    &o->cfg, &sb->sv, &sb->cg, sb->out, &sb->iso, 0, sb->child.pidns != SPAWN_PIDNS_NONE};
-	if (o->cfg.report) {
+	if (n_reports) {
 		sb->sv.finished = write_report;
 		sb->sv.finished_ctx = &sb->fin;
 	}

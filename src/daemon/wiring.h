@@ -46,6 +46,7 @@ struct sandbox {
 	int in_fd, out_fd, err_fd; /* the caller's /dev/fd/N, or -1 */
 	/* wiring_cgroups */
 	struct cgroup cg;
+	uint64_t nproc;            /* the program's RLIMIT_NPROC (cgroup_pids_by_rlimit); 0 */
 	/* main: options_env, startup_daemonize, startup_supervisor */
 	char **env;
 	int ready_fd; /* --daemonize: the readiness pipe, else -1 */

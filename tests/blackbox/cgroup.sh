@@ -136,6 +136,28 @@ if [ "$have_memory" = 1 ]; then
 	check_range "the report counts the OOM kill" 1 1000 "$(get "$T/oom.json" oom_kills)"
 	check_eq "...and its status" "killed memory" "$(get "$T/oom.json" status.head)"
 
+	# A child OOM-killed, the main process going on: on v1 the kill is
+	# counted after the event that wakes proctord, so a single look at
+	# the count then misses it.
+	sb="$T/oomchild"
+	pd_start --dir "$sb" --memory-max 64MiB --report "$T/oomchild.json" -- \
+		sh -c '"$0" 100 "$1" "$2"; sleep 0.5; exit 0' "$PROGS/hold" "$T/oomchild.ready" "$T/go"
+	pd_poll "$sb" 20
+	check_eq "a child OOM-killed, the main process exiting 0 later: killed memory" "killed memory" \
+		"$ANS_HEAD" || ans_diag
+	wait0 "$sb"
+	check_eq "...in the report too" "killed memory" "$(get "$T/oomchild.json" status.head)"
+	check_range "...which counts the OOM kill" 1 1000 "$(get "$T/oomchild.json" oom_kills)"
+	sb="$T/oomlive"
+	pd_start --dir "$sb" --memory-max 64MiB --wall-time 8s --report "$T/oomlive.json" -- \
+		sh -c '"$0" 100 "$1" "$2"; exec sleep 60' "$PROGS/hold" "$T/oomlive.ready" "$T/go"
+	pd_poll "$sb" 20
+	check_eq "a child OOM-killed, the main process sleeping on: killed memory, not the wall time" \
+		"killed memory" "$ANS_HEAD" || ans_diag
+	wait0 "$sb"
+	native timing check_range "...and the tree ends within 3 s of the start, not at the wall time" \
+		0 3000000 "$(get "$T/oomlive.json" wall_us)"
+
 	sb="$T/mem64"
 	pd_start --dir "$sb" --memory-max 256MiB -- "$PROGS/hold" 64 "$T/mem64.ready" "$T/go"
 	wait_for "$T_OP" test -e "$T/mem64.ready"
@@ -164,7 +186,7 @@ main=$(main_of "$sb")
 stale=$(cgroups_of "$main" | grep '/proctor-[0-9.]*$')
 diag "the program $main is in: $stale"
 check "the program is in cgroups of its own" test -n "$stale"
-kill -KILL "$(pd_pid "$sb")"
+pd_kill "$(pd_pid "$sb")"
 check "the program dies with proctord (its PID namespace's init dies with proctord)" wait_for "$T_OP" pid_gone "$main"
 check "...and so do the setsid descendants" lock_free "$T/killed.lock"
 check "...its cgroups stay behind" test -d "$(head -n 1 <<<"$stale")"

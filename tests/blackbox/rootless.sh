@@ -162,6 +162,10 @@ if [ "$have_mem" = 1 ]; then
 		"$(get "$u/oom.json" status.head)"
 	check_range "...one OOM kill, counted by the delegated cgroup" 1 100 "$(get "$u/oom.json" oom_kills)"
 	check_eq "...nothing is reported as not enforced" "[]" "$(get "$u/oom.json" not_enforced | tr -d ' \n')"
+	run_deleg oomchild --memory-max 64MiB -- \
+		sh -c '"$0" 100 "$1" "$2"; sleep 0.5; exit 0' "$PROGS/hold" "$u/oomchild.ready" "$u/nogo"
+	check_eq "as nobody, a child OOM-killed, the main process exiting 0 later: killed memory" \
+		"killed memory" "$(get "$u/oomchild.json" status.head)"
 else
 	skip "as nobody, --memory-max enforced by a delegated cgroup" "no memory controller to delegate here"
 fi

@@ -183,7 +183,7 @@ pd=$(pgrep -P "$BG_PID")
 kill -s STOP "$pd"
 sleep 0.3 # a wait call is now waiting for its answer
 t0=$(now_us)
-kill -s KILL "$pd"
+pd_kill "$pd"
 bg_end 30
 check_eq "proctord killed outright: run exits 125" 125 "$BG_RC"
 native timing check_range "...at once, not at its wait call's timeout (< 2 s)" 0 2000000 $(($(now_us) - t0))

@@ -82,6 +82,51 @@ fi
 check_re "...and the program runs SCHED_OTHER" "policy: SCHED_OTHER" "$(cat "$T/policy.out")"
 wait0 "$sb"
 
+# Real-time group scheduling (v1 cpu, CONFIG_RT_GROUP_SCHED): a new cpu
+# cgroup's cpu.rt_runtime_us is 0, and the kernel refuses SCHED_FIFO to any
+# task in it, root included. proctord ran at nice -10 there while --check
+# said it "wakes ahead of any number of threads". Now --check says what is
+# in force, and the tree runs in a cpu cgroup of its own below proctord's,
+# one weight against proctord's however many threads it has.
+nort=""
+if [ "$(id -u)" = 0 ]; then
+	for d in $(cg_dirs $$ cpu); do
+		[ -f "$d/cpu.rt_runtime_us" ] && nort="$d/nort.$$"
+	done
+fi
+if [ -n "$nort" ] && mkdir "$nort"; then
+	private_dirs="$private_dirs $nort"
+	in_nort() { ( enter_cgroups "$nort" && "$@" ); }
+	check_eq "a new v1 cpu cgroup has no real-time runtime" 0 "$(cat "$nort/cpu.rt_runtime_us")"
+	out=$(in_nort "$PROCTORD" --check -- /bin/true 2>&1)
+	check_re "--check in it does not claim SCHED_FIFO, and says why" \
+		$'\ncpu deadline +proctord at nice -10 \\(SCHED_FIFO refused: real-time group scheduling[^\n]*cpu\\.rt_runtime_us 0' \
+		"$out"
+	check_re "...and that the tree runs in a cpu cgroup of its own there" \
+		$'\ncpu deadline [^\n]*the tree in a cpu cgroup of its own[^\n]*\\(/[^)]*/nort\\.[0-9]+/proctor-' \
+		"$out"
+	sb="$T/nort.sleep"
+	in_nort pd_start --dir "$sb" -- sleep 30
+	pid=$(pd_pid "$sb")
+	wait1 "$sb"
+	check_re "...where proctord runs SCHED_OTHER, as --check says" "policy: SCHED_OTHER" \
+		"$(chrt -p "$pid" 2>&1)"
+	check_eq "...alone in that cgroup" "$pid" "$(cat "$nort/cgroup.procs")"
+	check_range "...the program (and the init) in the tree's own cpu cgroup below it" 1 2 \
+		"$(cat "$nort"/proctor-*/tasks 2>/dev/null | wc -l)"
+	wait0 "$sb"
+	sb="$T/nort"
+	in_nort pd_start --dir "$sb" --cpu-time 1s -- "$PROGS/spin" 500
+	pd_poll "$sb"
+	check_eq "...and the deadline holds: killed cpu-time" "killed cpu-time" "$ANS_HEAD" || ans_diag
+	wait0 "$sb"
+	diag "500 threads without real-time: $ANS_CPU µs for --cpu-time 1s"
+	native timing check_range "...final CPU under 1.2 s" 1000000 1200000 "$ANS_CPU"
+else
+	skip "proctord refused SCHED_FIFO by real-time group scheduling" \
+		"not root, or no v1 cpu hierarchy with cpu.rt_runtime_us here"
+fi
+
 # --cpus became a quota of cpus_milli * 100 µs: 184467440737095.517 CPUs
 # wrapped it to 1000 µs (0.01 CPU). Refused, one line, exit 2.
 "$PROCTORD" --check --cpus 184467440737095.517 -- /bin/true >"$T/cpus.out" 2>"$T/cpus.err"
