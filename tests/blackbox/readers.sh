@@ -47,6 +47,28 @@ native timing check_eq "...and each proctor wait comes within 1 s, not after the
 wait0 "$sb"
 check_eq "...and the terminating wait is answered" "killed terminate" "$ANS_HEAD" || ans_diag
 
+# A read-write reader that keeps status open is a writer too: no reader of
+# that FIFO sees an end of file while it holds it. The client that came
+# meanwhile gets its answer at the reader deadline, and takes a whole
+# answer without the end of file.
+sb="$T/rwhold"
+pd_start --dir "$sb" -- sleep 100
+bash -c 'echo 1 > "$1/wait"; exec 3<>"$1/status"; read -r a <&3; read -r b <&3; read -r c <&3
+	exec sleep 100' _ "$sb" &
+holder=$!
+sleep 0.3
+client_wait "$sb"
+check_eq "after a read-write reader that holds status: proctor wait is well-formed" \
+	"0 1 running" "$RC $ANS_OK $ANS_HEAD" || { diag "$(cat "$T/answer.err")"; ans_diag; }
+native timing check_range "...within the 2 s deadline and a second" 0 3000000 "$ELAPSED"
+client_wait "$sb"
+check_eq "...and so is the next one" "0 1 running" "$RC $ANS_OK $ANS_HEAD" || ans_diag
+native timing check_range "...at once (within 1 s)" 0 1000000 "$ELAPSED"
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+wait0 "$sb"
+check_eq "...and the terminating wait" "killed terminate" "$ANS_HEAD" || ans_diag
+
 # The same as nobody: proctord, the read-write reader and the next client.
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
 	chmod 0755 "$T"
