@@ -18,7 +18,8 @@
 
 enum opener_result {
 	OPENER_DELIVERED, /* written and closed; err is the write's errno (EPIPE:
-			   * the reader had gone) or 0 */
+			   * the reader had gone, before the write or right
+			   * after it) or 0 */
 	OPENER_LATE,      /* the reader came late: fd is open for the caller to
 			   * write a fresh answer into and close */
 	OPENER_FAILED,    /* the open failed, or what it opened is not a FIFO of

@@ -218,12 +218,28 @@ static int client_status_open(const char *dir, int *fdp)
 	return PROCTOR_OK;
 }
 
+/* How long a whole answer waits for its end of file. proctord closes its
+ * end right after its one write(), but a reader that holds status
+ * read-write (a shell's <>) is a writer too, and keeps the end of file from
+ * every other reader of that FIFO for as long as it holds it. */
+#define CLIENT_EOF_GRACE_MS 100
+
+/* Whether buf holds three lines, the last one ended: an answer's shape. */
+static int client_whole(const char *buf, size_t len)
+{
+	size_t lines = 0;
+
+	for (size_t i = 0; i < len; i++)
+		lines += buf[i] == '\n';
+	return lines == 3 && buf[len - 1] == '\n';
+}
+
 /* Read the answer from fd (the status FIFO, opened by client_status_open
  * before the request; closed here). */
 static int client_answer(int fd, int dirfd, int64_t deadline, int stop_fd, char *buf, size_t cap,
 			 size_t *len)
 {
-	int seen_data = 0, gone = 0;
+	int seen_data = 0, gone = 0, whole = 0;
 
 	*len = 0;
 	for (;;) {
@@ -231,8 +247,8 @@ static int client_answer(int fd, int dirfd, int64_t deadline, int stop_fd, char 
 		struct pollfd pfds[2] = {{.fd = fd, .events = POLLIN},
 					 {.fd = stop_fd, .events = POLLIN}};
 		int left = client_left(deadline);
-		int r = poll(pfds, stop_fd >= 0 ? 2 : 1,
-			     gone ? 0 : left < CLIENT_ALIVE_CHECK_MS ? left : CLIENT_ALIVE_CHECK_MS);
+		int slice = whole ? CLIENT_EOF_GRACE_MS : CLIENT_ALIVE_CHECK_MS;
+		int r = poll(pfds, stop_fd >= 0 ? 2 : 1, gone ? 0 : left < slice ? left : slice);
 		ssize_t n;
 
 		if (r < 0 && errno == EINTR)
@@ -243,6 +259,8 @@ static int client_answer(int fd, int dirfd, int64_t deadline, int stop_fd, char 
 			close(fd);
 			return rc;
 		}
+		if (r == 0 && whole)
+			break; /* a whole answer and no end of file: see above */
 		if (r == 0 && (gone || left == 0)) {
 			close(fd);
 			return gone ? PROCTOR_EGONE : PROCTOR_ETIMEDOUT;
@@ -262,6 +280,7 @@ static int client_answer(int fd, int dirfd, int64_t deadline, int stop_fd, char 
 		if (n > 0) {
 			*len += (size_t)n;
 			seen_data = 1;
+			whole = client_whole(buf, *len);
 			if (*len == cap - 1)
 				break; /* too long to be an answer: parsing says so */
 			continue;

@@ -47,6 +47,49 @@ native timing check_eq "...and each proctor wait comes within 1 s, not after the
 wait0 "$sb"
 check_eq "...and the terminating wait is answered" "killed terminate" "$ANS_HEAD" || ans_diag
 
+# A read-write reader that keeps status open is a writer too: no reader of
+# that FIFO sees an end of file while it holds it. The client that came
+# meanwhile gets its answer at the reader deadline, and takes a whole
+# answer without the end of file.
+sb="$T/rwhold"
+pd_start --dir "$sb" -- sleep 100
+bash -c 'echo 1 > "$1/wait"; exec 3<>"$1/status"; read -r a <&3; read -r b <&3; read -r c <&3
+	exec sleep 100' _ "$sb" &
+holder=$!
+sleep 0.3
+client_wait "$sb"
+check_eq "after a read-write reader that holds status: proctor wait is well-formed" \
+	"0 1 running" "$RC $ANS_OK $ANS_HEAD" || { diag "$(cat "$T/answer.err")"; ans_diag; }
+native timing check_range "...within the 2 s deadline and a second" 0 3000000 "$ELAPSED"
+client_wait "$sb"
+check_eq "...and so is the next one" "0 1 running" "$RC $ANS_OK $ANS_HEAD" || ans_diag
+native timing check_range "...at once (within 1 s)" 0 1000000 "$ELAPSED"
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+wait0 "$sb"
+check_eq "...and the terminating wait" "killed terminate" "$ANS_HEAD" || ans_diag
+
+# The same as nobody: proctord, the read-write reader and the next client.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
+	chmod 0755 "$T"
+	install -d -m 0755 -o nobody "$T/nb"
+	nb=(setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups)
+	timeout "$T_OP" "${nb[@]}" "$PROCTORD" --daemonize --dir "$T/nb/sb" -- sleep 100 \
+		>/dev/null 2>"$T/nb.err" </dev/null
+	timeout "$T_OP" "${nb[@]}" bash -c 'echo 1 > "$1/wait"; { read -r a; read -r b; read -r c; } <>"$1/status"' \
+		_ "$T/nb/sb"
+	t=$(now_us)
+	out=$(timeout "$T_OP" "${nb[@]}" "$PROCTOR" wait --timeout 8 "$T/nb/sb" 2>&1)
+	rc=$?
+	t=$(($(now_us) - t))
+	check_eq "as nobody, after a read-write reader: proctor wait is well-formed" "0 running" \
+		"$rc $(echo "$out" | sed -n 3p)" || diag "$out" "$(cat "$T/nb.err")"
+	native timing check_range "...within 1 s" 0 1000000 "$t"
+	timeout "$T_OP" "${nb[@]}" "$PROCTOR" stop "$T/nb/sb" >/dev/null 2>&1
+else
+	skip "as nobody, after a read-write reader" "not root, or no setpriv or user nobody"
+fi
+
 # --- a reader that reads half its answer and keeps status open ------------------
 # The next client opens the same FIFO: whatever that reader left in the pipe
 # must not become part of the next client's answer.
