@@ -94,38 +94,61 @@ static int spawn_child_open_how(const char *path, int in_box, const struct open_
 	return fd;
 }
 
-/* In a box, first without blocking: a FIFO where the program could have
- * made it (reached: DIR, a read-write bind) is refused at once, since
- * nothing would ever open its other end; elsewhere (the judge's own) it is
- * opened again to wait for its peer, as outside a box. */
+/* Whether path is a FIFO now (looked at without opening it for reading or
+ * writing, which would wait for its peer). */
+static int spawn_child_is_fifo(const char *path, int in_box)
+{
+	struct open_how how = {.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+			       .resolve = RESOLVE_NO_SYMLINKS};
+	struct stat st;
+	int fd = spawn_child_open_how(path, in_box, &how), fifo;
+
+	if (fd < 0)
+		return 0;
+	fifo = fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
+	close(fd);
+	return fifo;
+}
+
+/* In a box, a FIFO where the program could have made it (reached: DIR, a
+ * read-write bind) is refused at once (ENXIO), since nothing would ever
+ * open its other end; the judge's own FIFO elsewhere is opened as outside
+ * a box, waiting for its peer. Anything else is opened without blocking,
+ * so that a FIFO put there meanwhile is caught too. */
 static int spawn_child_open_path(const char *path, int flags, int in_box, int reached)
 {
 	struct open_how how = {.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY),
 			       .mode = flags & O_CREAT ? 0644 : 0,
 			       .resolve = RESOLVE_NO_SYMLINKS};
-	struct open_how first = how;
+	int fifo = in_box && spawn_child_is_fifo(path, in_box), fd;
 	struct stat st;
-	int fd;
 
-	first.flags |= in_box ? O_NONBLOCK : 0;
-	fd = spawn_child_open_how(path, in_box, &first);
-	if (in_box && (fd >= 0 ? fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) : errno == ENXIO)) {
-		if (fd >= 0)
-			close(fd);
-		if (reached) {
-			errno = ENXIO;
-			return -1;
-		}
-		fd = spawn_child_open_how(path, in_box, &how);
-	} else if (fd >= 0 && in_box && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
-		close(fd);
+	if (fifo && reached) {
+		errno = ENXIO;
 		return -1;
+	}
+	if (in_box && !fifo)
+		how.flags |= O_NONBLOCK;
+	fd = spawn_child_open_how(path, in_box, &how);
+	if (fd < 0 && errno == ENXIO && in_box && !fifo && !reached) {
+		/* A FIFO without a reader, there since the look: wait. */
+		how.flags &= ~(uint64_t)O_NONBLOCK;
+		fd = spawn_child_open_how(path, in_box, &how);
 	}
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
+	if (fstat(fd, &st) < 0) {
 		close(fd);
-		errno = EINVAL;
+		return -1;
+	}
+	if (!(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) ||
+	    (S_ISFIFO(st.st_mode) && reached)) {
+		close(fd);
+		errno = S_ISFIFO(st.st_mode) ? ENXIO : EINVAL;
+		return -1;
+	}
+	if ((how.flags & O_NONBLOCK) && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
+		close(fd);
 		return -1;
 	}
 	return fd;

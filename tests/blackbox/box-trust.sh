@@ -99,6 +99,17 @@ bx_run "$T/tmp/o.fifo3" "${USER_ARGS[@]}" --wall-time 20s --stdin "$T/tmp/judge.
 check_eq "[$who] --stdin, the judge's FIFO outside DIR: read as ever (the control)" "from the judge" \
 	"$(cat "$T/tmp/o.fifo3")" || ans_diag
 wait
+# ...and one whose reader is there first sees no end of file before the
+# program's output (the look at its type opens no end of it).
+mkfifo "$T/tmp/judge.out"
+chmod 0666 "$T/tmp/judge.out"
+cat "$T/tmp/judge.out" >"$T/tmp/judge.got" &
+reader=$!
+bx_run "$T/tmp/o.fifo4" "${USER_ARGS[@]}" --wall-time 20s --stdout "$T/tmp/judge.out" -- \
+	sh -c 'sleep 0.2; echo "to the judge"'
+wait "$reader"
+check_eq "[$who] --stdout, the judge's FIFO with its reader there: it gets the output whole" \
+	"to the judge" "$(cat "$T/tmp/judge.got")" || ans_diag
 bx_run "$T/tmp/o.ok" "${USER_ARGS[@]}" --stdout "$BOX/result" -- echo fine
 check_eq "[$who] --stdout DIR/result, a plain new file: written (the control)" "fine" \
 	"$(cat "$BOX/result" 2>&1)"
