@@ -225,6 +225,7 @@ int check_run(struct options *o)
 
 	/* Read-only: --check changes nothing on the machine. */
 	cgroup_probe(&cg, (enum cg_mode)o->cfg.cgroup_mode, &o->cfg.limits);
+	cgroup_program_writes(&cg, geteuid() != 0 && !o->cfg.box);
 	nproc = cgroup_pids_by_rlimit(&cg, &o->cfg.limits, o->cfg.box != NULL,
 				      spawn_pidns_wanted() == SPAWN_PIDNS_USER &&
 					  spawn_pidns_probe(SPAWN_PIDNS_USER) == 0);

@@ -277,6 +277,9 @@ int wiring_cgroups(struct sandbox *sb)
 	if (c->limits.pids < UNITS_UNLIMITED - 1 &&
 	    cgroup_set_pids_max(&sb->cg, c->limits.pids + 1, err, sizeof err) < 0)
 		log_fatalx(EXIT_SETUP, "%s", err);
+	/* Not root, proctord owns its cgroups, and so does the program, of
+	 * its uid: only a box keeps their files out of its reach. */
+	cgroup_program_writes(&sb->cg, geteuid() != 0 && !sb->box.active);
 	/* No pids cgroup: a non-root proctord's program runs in a user
 	 * namespace of its own, where RLIMIT_NPROC counts only its tree. */
 	sb->nproc = cgroup_pids_by_rlimit(&sb->cg, &c->limits, sb->box.active,
