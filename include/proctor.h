@@ -26,7 +26,7 @@ enum proctor_error {
 	PROCTOR_EGONE = -2,      /* proctord is gone (died, or nobody reads the wait FIFO) */
 	PROCTOR_ETIMEDOUT = -3,  /* no answer (or no lock) within the timeout */
 	PROCTOR_EMALFORMED = -4, /* the answer is not three well-formed lines */
-	PROCTOR_ESYSTEM = -5,    /* a system call failed: see errno */
+	PROCTOR_ESYSTEM = -5,    /* a system call failed: proctor_strerror says why */
 	PROCTOR_ENOEXIT = -6,    /* terminating wait: *res holds the final answer, but
 				  * proctord had not exited by the timeout */
 };
@@ -68,7 +68,10 @@ int proctor_wait_fd(const char *dir, int terminate, int timeout_ms, int stop_fd,
 /* Parse an answer (three lines). Returns PROCTOR_OK or PROCTOR_EMALFORMED. */
 int proctor_parse(const char *answer, size_t len, struct proctor_result *res);
 
-/* "no sandbox at that path", ... */
+/* "no sandbox at that path", ...; for PROCTOR_ESYSTEM, the text of the errno
+ * that the calling thread's last proctor_wait or proctor_wait_fd kept when
+ * it failed so (whatever errno is now). The text is the thread's until its
+ * next proctor_strerror. */
 const char *proctor_strerror(int err);
 
 /* "running", "exited", ... */

@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -358,9 +360,10 @@ static int run_exit_code(const struct proctor_result *r)
 
 /* proctor run: proctord in the foreground as our child (so the program's
  * stdio is ours), in a private directory PRIV under $TMPDIR: proctord's
- * sandbox PRIV/box; its --report goes to a memfd of ours (/dev/fd/N), so no
- * file is written, synced and renamed for it (PRIV/report.json where there is
- * no memfd). proctor makes no wait
+ * sandbox PRIV/box; its report goes to a memfd of ours (--report-fd N), so
+ * no file is written, synced and renamed for it (--report PRIV/report.json
+ * where there is no memfd), and a --report FILE of the caller's that cannot
+ * be written does not lose the verdict. proctor makes no wait
  * call: proctord gets the write end of a pipe as --end-fd, writes one byte
  * there once the program has ended and the report is written, and ends by
  * itself; proctor blocks in read() until that byte or the end of the pipe
@@ -464,7 +467,8 @@ static int run_options(int argc, char **argv, struct run *run, int *first)
 			run->json = 1;
 		} else if ((len == 5 && strncmp(a, "--dir", 5) == 0) ||
 			   (len == 11 && strncmp(a, "--daemonize", 11) == 0) ||
-			   (len == 8 && strncmp(a, "--end-fd", 8) == 0)) {
+			   (len == 8 && strncmp(a, "--end-fd", 8) == 0) ||
+			   (len == 11 && strncmp(a, "--report-fd", 11) == 0)) {
 			return usage_error("run", RUN_INTERNAL, "%.*s cannot be used with run",
 					   (int)len, a);
 		} else if (len == 8 && strncmp(a, "--report", 8) == 0) {
@@ -475,21 +479,16 @@ static int run_options(int argc, char **argv, struct run *run, int *first)
 	return -1;
 }
 
-/* Make the private directory and start proctord in it. Returns 0 or -1
- * (said why; nothing left behind). */
-static int run_start(struct run *run, int argc, char **argv, int first)
+/* The private directory PRIV, and where the report goes. $TMPDIR if set;
+ * else the session's runtime directory, where FIFOs belong (a tmpfs:
+ * creating a directory, two FIFOs and a lock file on ext4 took 38 us on a
+ * quiet disk and 1.1 ms on a busy one, on tmpfs 15 us); else /tmp. Returns
+ * 0 or -1 (said why). */
+static int run_priv_make(struct run *run)
 {
 	const char *tmp = getenv("TMPDIR");
-	char exe[4096], end_arg[16];
-	char **args;
-	size_t n = 0;
-	int end[2];
 	struct stat st;
 
-	/* $TMPDIR if set; else the session's runtime directory, where FIFOs
-	 * belong (a tmpfs: creating a directory, two FIFOs and a lock file on
-	 * ext4 took 38 us on a quiet disk and 1.1 ms on a busy one, on tmpfs
-	 * 15 us); else /tmp. */
 	if (!tmp || !*tmp) {
 		tmp = getenv("XDG_RUNTIME_DIR");
 		if (!tmp || tmp[0] != '/' || stat(tmp, &st) < 0 || !S_ISDIR(st.st_mode) ||
@@ -506,11 +505,53 @@ static int run_start(struct run *run, int argc, char **argv, int first)
 		return -1;
 	}
 	snprintf(run->box, sizeof run->box, "%s/box", run->priv);
-	run->report_fd = run->user_report ? -1 : memfd_create("proctor-report", MFD_CLOEXEC);
+	/* Ours even beside a --report FILE, which the program may spoil (a
+	 * directory in its place in DIR): the verdict comes from here. */
+	run->report_fd = memfd_create("proctor-report", MFD_CLOEXEC);
 	if (run->report_fd >= 0)
-		snprintf(run->report, sizeof run->report, "/dev/fd/%d", run->report_fd);
+		snprintf(run->report, sizeof run->report, "%d", run->report_fd);
 	else
 		snprintf(run->report, sizeof run->report, "%s/report.json", run->priv);
+	return 0;
+}
+
+/* proctord's command line into args (room for argc + 10). */
+static void run_args(const struct run *run, char **args, int argc, char **argv, int first,
+		     char *exe, size_t exe_len, const char *end_arg)
+{
+	size_t n = 0;
+
+	args[n++] = (char *)run_proctord_path(exe, exe_len);
+	args[n++] = "--dir";
+	args[n++] = (char *)run->box;
+	if (run->report_fd >= 0) {
+		args[n++] = "--report-fd";
+		args[n++] = (char *)run->report;
+	} else if (!run->user_report) {
+		args[n++] = "--report";
+		args[n++] = (char *)run->report;
+	}
+	if (run->tty)
+		args[n++] = "--tty-foreground";
+	args[n++] = "--end-fd";
+	args[n++] = (char *)end_arg;
+	for (int i = 1; i < argc; i++)
+		if (i >= first || strcmp(argv[i], "--json") != 0)
+			args[n++] = argv[i];
+	args[n] = NULL;
+}
+
+/* Make the private directory and start proctord in it. Returns 0 or -1
+ * (said why; nothing left behind). */
+static int run_start(struct run *run, int argc, char **argv, int first)
+{
+	char exe[4096], end_arg[16];
+	pid_t parent = getpid();
+	char **args;
+	int end[2];
+
+	if (run_priv_make(run) < 0)
+		return -1;
 	args = calloc((size_t)argc + 10, sizeof *args);
 	if (!args || pipe2(end, O_CLOEXEC) < 0) {
 		perror("proctor: run");
@@ -518,21 +559,8 @@ static int run_start(struct run *run, int argc, char **argv, int first)
 		rmdir(run->priv);
 		return -1;
 	}
-	args[n++] = (char *)run_proctord_path(exe, sizeof exe);
-	args[n++] = "--dir";
-	args[n++] = run->box;
-	if (!run->user_report) {
-		args[n++] = "--report";
-		args[n++] = run->report;
-	}
-	if (run->tty)
-		args[n++] = "--tty-foreground";
 	snprintf(end_arg, sizeof end_arg, "%d", end[1]);
-	args[n++] = "--end-fd";
-	args[n++] = end_arg;
-	for (int i = 1; i < argc; i++)
-		if (i >= first || strcmp(argv[i], "--json") != 0)
-			args[n++] = argv[i];
+	run_args(run, args, argc, argv, first, exe, sizeof exe, end_arg);
 	run_signals();
 	run->pid = fork();
 	if (run->pid < 0) {
@@ -544,9 +572,10 @@ static int run_start(struct run *run, int argc, char **argv, int first)
 		return -1;
 	}
 	if (run->pid == 0) {
-		/* proctord ends (cleanly: grace, kill, clean-up) with us. */
+		/* proctord ends (cleanly: grace, kill, clean-up) with us. Our
+		 * pid, not 1: as a container's first process we are 1. */
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (getppid() == 1)
+		if (getppid() != parent)
 			_exit(RUN_INTERNAL);
 		signal(SIGQUIT, SIG_DFL);
 		/* proctord's end of the pipe is the only one left open, and
@@ -619,7 +648,7 @@ static void run_remove(struct run *run)
 	rmdir(run->box);
 	if (run->report_fd >= 0)
 		close(run->report_fd);
-	else
+	else if (!run->user_report)
 		unlink(run->report);
 	run->report_fd = -1;
 	if (rmdir(run->priv) < 0)
@@ -697,9 +726,13 @@ static int run_verdict(struct run *run, struct run_verdict *v)
 	const char *report = run->user_report ? run->user_report : run->report;
 	int st = run->status;
 
-	/* A report from a proctord that failed may be an old one. */
-	if (WIFEXITED(st) && (WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 4) &&
-	    run_read_report(run->user_report ? -1 : run->report_fd, report, v) == 0)
+	/* Our memfd holds only what this proctord wrote, whatever its exit
+	 * (1 when a --report FILE could not be written). A report file from
+	 * a proctord that failed may be an old one. */
+	if (run->report_fd >= 0 && run_read_report(run->report_fd, NULL, v) == 0)
+		return 0;
+	if (run->report_fd < 0 && WIFEXITED(st) && (WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 4) &&
+	    run_read_report(-1, report, v) == 0)
 		return 0;
 	if (WIFSIGNALED(st))
 		fprintf(stderr, "proctor: run: proctord was killed by SIG%s before the verdict\n",
@@ -780,8 +813,51 @@ static int run_code(const struct run_verdict *v)
 	return code;
 }
 
+/* The caller's terminal as it was: a program that holds it (descriptors
+ * 0-2) may leave it without echo, raw, 1x1 or non-blocking, in a box too
+ * (a session of its own still reconfigures a terminal it holds). */
+struct run_tty {
+	int fd; /* -1: not a terminal */
+	struct termios tio;
+	struct winsize ws;
+	int have_ws;
+	int fl;
+};
+
+static void run_tty_save(struct run_tty t[3])
+{
+	for (int fd = 0; fd < 3; fd++) {
+		t[fd].fd = -1;
+		if (!isatty(fd) || tcgetattr(fd, &t[fd].tio) < 0 ||
+		    (t[fd].fl = fcntl(fd, F_GETFL)) < 0)
+			continue;
+		t[fd].have_ws = ioctl(fd, TIOCGWINSZ, &t[fd].ws) == 0;
+		t[fd].fd = fd;
+	}
+}
+
+static void run_tty_restore(const struct run_tty t[3])
+{
+	sigset_t ttou, old;
+
+	/* From the background too (a program that took the foreground). */
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &ttou, &old);
+	for (int i = 0; i < 3; i++) {
+		if (t[i].fd < 0)
+			continue;
+		tcsetattr(t[i].fd, TCSANOW, &t[i].tio);
+		if (t[i].have_ws)
+			ioctl(t[i].fd, TIOCSWINSZ, &t[i].ws);
+		fcntl(t[i].fd, F_SETFL, t[i].fl);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
 static int cmd_run(int argc, char **argv)
 {
+	struct run_tty tty[3];
 	struct run run;
 	struct run_verdict v;
 	int first = 1, rc, code = RUN_INTERNAL, early;
@@ -794,19 +870,23 @@ static int cmd_run(int argc, char **argv)
 		return rc;
 	/* At a terminal, and in its foreground: the program gets it. */
 	run.tty = isatty(0) && tcgetpgrp(0) == getpgrp();
+	run_tty_save(tty);
 	if (run_start(&run, argc, argv, first) < 0)
 		return RUN_INTERNAL;
 	/* Our own report, written before proctord said the end: the verdict
 	 * at once, before proctord's clean-up (cgroups, FIFOs). Not at a
 	 * terminal, which proctord gives back only after its loop; not from
-	 * a --report FILE, which may be an old one if proctord failed. */
-	early = run_await_end(&run) && !run.tty && !run.user_report &&
-		run_read_report(run.report_fd, run.report, &v) == 0;
+	 * a file, which may be an old one if proctord failed. */
+	early = run_await_end(&run) && !run.tty && run.report_fd >= 0 &&
+		run_read_report(run.report_fd, NULL, &v) == 0;
+	/* The tree has ended: nothing holds the terminal any more. */
+	run_tty_restore(tty);
 	if (early) {
 		code = run_code(&v);
 		run_print(&run, &v, code);
 	}
 	run_reap(&run);
+	run_tty_restore(tty);
 	if (!early && run_verdict(&run, &v) == 0) {
 		code = run_code(&v);
 		run_print(&run, &v, code);

@@ -24,7 +24,7 @@ __attribute__((format(printf, 2, 0))) static void log_vprint(int with_errno, con
 							     va_list ap)
 {
 	int saved = errno;
-	char buf[1024], *msg = NULL;
+	char buf[1024], ebuf[128], *msg = NULL;
 
 	/* Whole, however long: a long path must not cut off the reason that
 	 * follows it. */
@@ -33,7 +33,8 @@ __attribute__((format(printf, 2, 0))) static void log_vprint(int with_errno, con
 		snprintf(buf, sizeof buf, "%s", fmt);
 	}
 	if (with_errno)
-		fprintf(stderr, "%s: %s: %s\n", log_progname, msg ? msg : buf, strerror(saved));
+		fprintf(stderr, "%s: %s: %s\n", log_progname, msg ? msg : buf,
+			strerror_r(saved, ebuf, sizeof ebuf));
 	else
 		fprintf(stderr, "%s: %s\n", log_progname, msg ? msg : buf);
 	free(msg);
@@ -69,7 +70,9 @@ void log_fatalx(int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	log_vprint(0, fmt, ap);
 	va_end(ap);
-	exit(code);
+	/* Before proctord's opener thread exists: it starts in the loop,
+	 * and set-up failures are all that end proctord this way. */
+	exit(code); // NOLINT(concurrency-mt-unsafe)
 }
 
 void log_fatal(int code, const char *fmt, ...)
@@ -79,5 +82,5 @@ void log_fatal(int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	log_vprint(1, fmt, ap);
 	va_end(ap);
-	exit(code);
+	exit(code); // NOLINT(concurrency-mt-unsafe): as log_fatalx
 }

@@ -132,6 +132,14 @@ int fd_path_number(const char *path)
 	char *end;
 	long n;
 
+	/* Links to /proc/self/fd/0, 1 and 2: the same descriptors, so that no
+	 * link need be followed for them (streams are opened O_NOFOLLOW). */
+	if (strcmp(path, "/dev/stdin") == 0)
+		return 0;
+	if (strcmp(path, "/dev/stdout") == 0)
+		return 1;
+	if (strcmp(path, "/dev/stderr") == 0)
+		return 2;
 	if (strncmp(path, "/dev/fd/", 8) == 0)
 		p = path + 8;
 	else if (strncmp(path, "/proc/self/fd/", 14) == 0)

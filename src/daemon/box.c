@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/openat2.h>
 #include <pwd.h>
 #include <sched.h>
 #include <signal.h>
@@ -32,7 +33,7 @@
 #include "config.h"
 #include "isolate.h"
 #include "sbdir.h"
-#include "spawn.h"
+#include "sysfilter.h"
 #include "units.h"
 #include "util.h"
 
@@ -354,10 +355,13 @@ static void box_add_dev(struct box *b, const char *tmp_opts, char *err, size_t e
 		if (fd < 0) {
 			snprintf(err, errlen, "--box: %s: %s", p, strerror(errno));
 			*failed = 1;
-		} else if (box_add_bind(b, fd, p, p, 0, err, errlen) < 0) {
+		} else if (box_add_bind(b, fd, p, p, 1, err, errlen) < 0) {
 			*failed = 1;
 		} else {
-			/* Device nodes: the host's /dev flags, not nodev. */
+			/* The host's nodes, owned by uid 0: read-only, so that a
+			 * program run as uid 0 cannot chmod, chown or touch them
+			 * (a read-only mount still reads and writes a device).
+			 * The host's /dev flags, not nodev. */
 			b->steps[b->n_steps - 1].nosuid_nodev = 0;
 		}
 		free(p);
@@ -426,6 +430,91 @@ fail:
 	return -1;
 }
 
+int box_check_apart(const struct box *b, const struct sbdir *d, char *err, size_t errlen)
+{
+	int fds[BOX_MAX_FDS], dirs[BOX_MAX_FDS];
+	const char *real[BOX_MAX_FDS];
+	const struct box_step *from[BOX_MAX_FDS];
+	size_t n = 0;
+	int i;
+
+	for (size_t k = 0; b->active && k < b->n_steps && n < BOX_MAX_FDS; k++) {
+		if (b->steps[k].kind != BOX_BIND)
+			continue;
+		from[n] = &b->steps[k];
+		fds[n] = b->steps[k].src_fd;
+		dirs[n] = b->steps[k].is_dir;
+		real[n++] = b->steps[k].real;
+	}
+	i = n ? sbdir_reached(d, fds, dirs, real, n) : -1;
+	if (i == -1)
+		return 0;
+	if (i == -2)
+		snprintf(err, errlen,
+			 "sandbox directory %s: cannot tell whether the program could reach it "
+			 "(%s)",
+			 d->path, strerror(errno));
+	else
+		snprintf(err, errlen,
+			 "sandbox directory %s is within the program's reach, through %s (at %s in "
+			 "the box): it could put a directory with FIFOs of its own in its place; "
+			 "choose one outside the box and its binds",
+			 d->path, from[i]->src, from[i]->path);
+	return -1;
+}
+
+int box_reaches_fd(const struct box *b, int dirfd)
+{
+	struct stat st, root;
+	int fd, reached = 0;
+
+	if (!b->active || stat("/", &root) < 0)
+		return 0;
+	fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
+	/* Up to / (or as far as ".." leads): is any of them DIR or the source
+	 * of a read-write bind? */
+	for (int up = 0; fd >= 0 && !reached && up < 4096; up++) {
+		int parent;
+
+		if (fstat(fd, &st) < 0 || (st.st_dev == root.st_dev && st.st_ino == root.st_ino))
+			break;
+		for (size_t i = 0; i < b->n_steps && !reached; i++) {
+			const struct box_step *s = &b->steps[i];
+
+			reached = s->kind == BOX_BIND && !s->ro && s->is_dir && s->dev == st.st_dev &&
+				  s->ino == st.st_ino;
+		}
+		parent = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		close(fd);
+		fd = parent;
+	}
+	if (fd >= 0)
+		close(fd);
+	return reached;
+}
+
+int box_reaches(const struct box *b, const char *path)
+{
+	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+			       .resolve = RESOLVE_NO_SYMLINKS};
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	int fd, reached;
+
+	if (!b->active) {
+		free(dir);
+		return 0;
+	}
+	if (slash)
+		slash[slash == dir] = '\0';
+	fd = (int)syscall(SYS_openat2, AT_FDCWD, slash ? dir : ".", &how, sizeof how);
+	free(dir);
+	if (fd < 0)
+		return 0;
+	reached = box_reaches_fd(b, fd);
+	close(fd);
+	return reached;
+}
+
 void box_free(struct box *b)
 {
 	for (size_t i = 0; i < b->n_steps; i++) {
@@ -457,7 +546,10 @@ size_t box_fds(const struct box *b, int *out, size_t max)
 
 int box_unshare_flags(const struct box *b)
 {
-	return CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | (b->share_net ? 0 : CLONE_NEWNET);
+	/* A cgroup namespace: /proc/self/cgroup says "/", not the host's
+	 * path with proctord's pid. */
+	return CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP |
+	       (b->share_net ? 0 : CLONE_NEWNET);
 }
 
 /* --- the init's side: system calls only --- */
@@ -478,10 +570,64 @@ static const char *box_fd_path(char buf[32], int fd)
 	return buf;
 }
 
-/* The directory that holds staged (the staging directory, or one made
- * under it), its directories made on the way; no symbolic link is followed,
- * since some (those in DIR) are the program's. Returns an O_PATH descriptor
- * and the last component in name (within buf), or -1. */
+/* The file systems the init made (the root, /tmp, /dev/shm): the only ones
+ * where it makes mount points. Anywhere else (DIR, a bind of the host's
+ * /usr) a directory or file it made would be left in a host directory, as
+ * root's: there the mount point must exist already. The init's own copy. */
+static dev_t box_own_devs[8];
+static size_t box_n_own;
+
+static void box_child_own(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) == 0 && box_n_own < sizeof box_own_devs / sizeof box_own_devs[0])
+		box_own_devs[box_n_own++] = st.st_dev;
+}
+
+static int box_child_is_own(int dir)
+{
+	struct stat st;
+
+	if (fstat(dir, &st) < 0)
+		return 0;
+	for (size_t i = 0; i < box_n_own; i++)
+		if (box_own_devs[i] == st.st_dev)
+			return 1;
+	return 0;
+}
+
+/* dir/name, an existing directory (is_dir) or regular file, opened O_PATH
+ * without following a link; made first if dir is the box's own. Never
+ * opened for reading or writing: a FIFO left there cannot block the init.
+ * errno ENOENT (missing in a host directory), or for a wrong type (a link,
+ * a FIFO, a socket, a device) ENOTDIR where a directory was wanted, EISDIR
+ * or EINVAL where a regular file was. */
+static int box_child_mount_point(int dir, const char *name, int is_dir)
+{
+	struct stat st;
+	int fd, own = box_child_is_own(dir);
+
+	if (own && is_dir && mkdirat(dir, name, 0755) < 0 && errno != EEXIST)
+		return -1;
+	if (own && !is_dir && mknodat(dir, name, S_IFREG | 0644, 0) < 0 && errno != EEXIST)
+		return -1;
+	fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || (is_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))) {
+		close(fd);
+		errno = is_dir ? ENOTDIR : S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
+/* The directory that holds staged (the staging directory, or one under
+ * it), its directories made on the way where they are the box's own; no
+ * symbolic link is followed, since some (those in DIR) are the program's.
+ * Returns an O_PATH descriptor and the last component in name (within
+ * buf), or -1. */
 static int box_child_parent(const char *staged, char buf[PATH_MAX], const char **name)
 {
 	size_t len = strlen(staged);
@@ -508,9 +654,7 @@ static int box_child_parent(const char *staged, char buf[PATH_MAX], const char *
 			p = slash + 1;
 			continue;
 		}
-		next = -1;
-		if (mkdirat(fd, p, 0755) == 0 || errno == EEXIST)
-			next = openat(fd, p, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		next = box_child_mount_point(fd, p, 1);
 		saved = errno;
 		*slash = '/';
 		close(fd);
@@ -538,10 +682,11 @@ static int box_child_open(const char *staged, int flags)
 }
 
 /* A read-only or nosuid,nodev bind: a bind remount, with the flags the
- * mount has already (a user namespace locks them: dropping one is EPERM). */
+ * mount has already (a user namespace locks them: dropping one is EPERM).
+ * A device node keeps its mount's nodev or not: the host's /dev. */
 static int box_child_remount(const struct box_step *s)
 {
-	unsigned long flags = MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV;
+	unsigned long flags = MS_REMOUNT | MS_BIND | (s->nosuid_nodev ? MS_NOSUID | MS_NODEV : 0);
 	int fd = box_child_open(s->staged, 0), r = -1, saved;
 	struct statfs sf;
 	char path[32];
@@ -551,6 +696,10 @@ static int box_child_remount(const struct box_step *s)
 	if (fstatfs(fd, &sf) == 0) {
 		if (sf.f_flags & ST_RDONLY)
 			flags |= MS_RDONLY;
+		if (sf.f_flags & ST_NOSUID)
+			flags |= MS_NOSUID;
+		if (sf.f_flags & ST_NODEV)
+			flags |= MS_NODEV;
 		if (sf.f_flags & ST_NOEXEC)
 			flags |= MS_NOEXEC;
 		if (sf.f_flags & ST_NOATIME)
@@ -588,24 +737,6 @@ static int box_child_proc_ro(const struct box_step *proc)
 	return 0;
 }
 
-/* The mount point for s, made by what (a directory or an empty file) in
- * dir, opened O_PATH. */
-static int box_child_mount_point(int dir, const char *name, int is_dir)
-{
-	int fd;
-
-	if (is_dir) {
-		if (mkdirat(dir, name, 0755) < 0 && errno != EEXIST)
-			return -1;
-		return openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	}
-	fd = openat(dir, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -1;
-	close(fd);
-	return openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-}
-
 static int box_child_make(const struct box_step *s, int dir, const char *name)
 {
 	char path[32];
@@ -639,6 +770,13 @@ static int box_child_make(const struct box_step *s, int dir, const char *name)
 	else
 		r = mount("proc", path, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
 	close(fd);
+	if (r == 0 && s->kind == BOX_TMPFS) {
+		fd = box_child_open(s->staged, O_DIRECTORY);
+		if (fd >= 0) {
+			box_child_own(fd);
+			close(fd);
+		}
+	}
 	if (r == 0 && s->kind == BOX_PROC)
 		r = box_child_proc_ro(s);
 	return r;
@@ -663,7 +801,7 @@ static int box_child_step(const struct box_step *s, const char **what)
 
 int box_child_enter(const struct box *b, const char **what)
 {
-	*what = "unshare(mount, IPC, UTS, network namespaces)";
+	*what = "unshare(mount, IPC, UTS, cgroup, network namespaces)";
 	if (unshare(box_unshare_flags(b)) < 0)
 		return -1;
 	/* Before any mount: nothing done here may propagate to the host. */
@@ -696,6 +834,14 @@ int box_child_enter(const struct box *b, const char **what)
 	*what = "the root tmpfs";
 	if (mount("proctor-box", BOX_STAGE, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m") < 0)
 		return -1;
+	{
+		int root = open(BOX_STAGE, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+		if (root < 0)
+			return -1;
+		box_child_own(root);
+		close(root);
+	}
 	for (size_t i = 0; i < b->n_steps; i++)
 		if (box_child_step(&b->steps[i], what) < 0)
 			return -1;
@@ -725,73 +871,4 @@ int box_child_enter(const struct box *b, const char **what)
 	*what = "remounting / read-only";
 	return mount("none", "/", "none", MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV,
 		     NULL);
-}
-
-/* --- --check --- */
-
-void box_print_check(const struct box *b, int user_ns, FILE *out)
-{
-	static const char *const kinds[] = {"bind", "symlink", "file", "tmpfs", "proc"};
-
-	fprintf(out, "%-14s mount, pid, ipc, uts%s%s\n", "box namespaces",
-		b->share_net ? "" : ", net",
-		user_ns ? ", user (uid and gid map to themselves)" : "");
-	fprintf(out, "%-14s / tmpfs, read-only\n", "box mounts");
-	for (size_t i = 0; i < b->n_steps; i++) {
-		const struct box_step *s = &b->steps[i];
-
-		fprintf(out, "%-14s %s %s", "", s->path, kinds[s->kind]);
-		if (s->kind == BOX_BIND)
-			fprintf(out, " of %s, %s%s", s->src, s->ro ? "read-only" : "read-write",
-				s->nosuid_nodev ? ", nosuid, nodev" : "");
-		else if (s->kind == BOX_LINK)
-			fprintf(out, " -> %s", s->data);
-		else if (s->kind == BOX_TMPFS)
-			fprintf(out, " %s, nosuid, nodev", s->data);
-		else if (s->kind == BOX_PROC)
-			fprintf(out, " of the box's PID namespace, nosuid, nodev, noexec; sys, "
-				     "sysrq-trigger, irq, bus read-only");
-		fprintf(out, "\n");
-	}
-}
-
-int box_probe(const struct box *b, int user_ns)
-{
-	int flags = box_unshare_flags(b) | CLONE_NEWPID | (user_ns ? CLONE_NEWUSER : 0);
-	pid_t pid = fork();
-	int st;
-
-	if (pid < 0)
-		return errno;
-	if (pid == 0)
-		_exit(unshare(flags) < 0 ? (errno & 0xff) : 0);
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return errno;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : EIO;
-}
-
-size_t box_check(const struct config *c, FILE *out, const char *prefix)
-{
-	struct isolate iso;
-	struct box b;
-	char err[3 * PATH_MAX];
-	int user_ns = spawn_pidns_wanted() == SPAWN_PIDNS_USER, probe;
-
-	if (!c->box && !c->ro_bind.n && !c->bind.n && !c->share_net)
-		return 0;
-	if (isolate_prepare(&iso, c, err, sizeof err) < 0)
-		return 0; /* check_isolation says it */
-	if (box_prepare(&b, c, iso.set_uid ? iso.uid : geteuid(), iso.set_gid ? iso.gid : getegid(),
-			err, sizeof err) < 0) {
-		fprintf(out, "%s%s\n", prefix, err);
-		return 1;
-	}
-	box_print_check(&b, user_ns, out);
-	probe = box_probe(&b, user_ns);
-	box_free(&b);
-	if (!probe)
-		return 0;
-	fprintf(out, "%sthe box's namespaces cannot be made here: %s\n", prefix, strerror(probe));
-	return 1;
 }

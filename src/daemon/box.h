@@ -53,6 +53,20 @@ int box_prepare(struct box *b, const struct config *c, uid_t uid, gid_t gid, cha
 		size_t errlen);
 void box_free(struct box *b);
 
+/* Whether path lies in what the program can write: DIR, or a read-write
+ * bind's source, at any depth (a FIFO the program left there must not
+ * block the set-up). 0 without a box, or where path cannot be reached
+ * without a symbolic link (the open fails on its own). */
+int box_reaches(const struct box *b, const char *path);
+/* The same for the directory dirfd (any descriptor of it, kept open). */
+int box_reaches_fd(const struct box *b, int dirfd);
+
+struct sbdir;
+/* Refuse a sandbox directory that the program could reach through what the
+ * box binds (DIR, a --bind or --ro-bind, a directory of the system): it
+ * could rename it away and answer for proctord. Returns 0, or -1 with err. */
+int box_check_apart(const struct box *b, const struct sbdir *d, char *err, size_t errlen);
+
 /* The descriptors the init must keep until box_child_enter. Returns how
  * many were written to out (at most max). */
 size_t box_fds(const struct box *b, int *out, size_t max);
@@ -64,15 +78,5 @@ int box_unshare_flags(const struct box *b);
  * IPC, UTS and network namespaces, the root built, pivot_root into it, the
  * sources closed. System calls only. Returns 0, or -1 with errno and *what. */
 int box_child_enter(const struct box *b, const char **what);
-
-/* --check: the namespaces and the mounts, one a line. */
-void box_print_check(const struct box *b, int user_ns, FILE *out);
-
-/* Whether the box's namespaces can be made here (--check): 0 or the errno. */
-int box_probe(const struct box *b, int user_ns);
-
-/* --check: the box's namespaces and mounts, or why it cannot be made (a line
- * starting with prefix). Returns how many things cannot be honoured. */
-size_t box_check(const struct config *c, FILE *out, const char *prefix);
 
 #endif

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,10 +19,10 @@
 #include "box.h"
 #include "boxstrip.h"
 #include "log.h"
+#include "util.h"
 
-/* Deeper trees, or more entries, than a judge's output has: past either the
- * walk stops and says so. */
-#define STRIP_MAX_DEPTH 128
+/* More entries than a judge's output has: past it the walk stops and says
+ * so. */
 #define STRIP_MAX_ENTRIES 1000000
 
 struct strip_walk {
@@ -49,44 +50,88 @@ static void strip_file(struct strip_walk *w, int fd, const struct stat *st)
 		w->stripped++;
 }
 
-/* Recursive, at most STRIP_MAX_DEPTH deep (a descriptor each). */
-/* NOLINTNEXTLINE(misc-no-recursion) */
-static void strip_dir(struct strip_walk *w, int dfd, int depth)
+/* Where the walk came down from: the directory (to check that ".." leads
+ * back to it) and the entry it went into (to go on after it there). */
+struct strip_level {
+	dev_t dev;
+	ino_t ino;
+	ino_t child_ino;
+	char *child;
+};
+
+/* d's next entry that is not "." or "..", or NULL. */
+static struct dirent *strip_next(DIR *d)
 {
-	DIR *d;
 	struct dirent *e;
 
-	if (depth > STRIP_MAX_DEPTH) {
-		w->incomplete = 1;
-		close(dfd);
-		return;
+	while ((e = readdir(d)) && (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0))
+		;
+	return e;
+}
+
+/* Back up from d to the directory above, positioned after the entry the
+ * walk went into; NULL (d closed) when ".." is not that directory any
+ * more (DIR's owner moved something meanwhile). */
+static DIR *strip_up(DIR *d, const struct strip_level *l)
+{
+	int fd = openat(dirfd(d), "..", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct dirent *e;
+	struct stat st;
+	DIR *up;
+
+	closedir(d);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || st.st_dev != l->dev || st.st_ino != l->ino ||
+	    !(up = fdopendir(fd))) {
+		close(fd);
+		return NULL;
 	}
-	d = fdopendir(dfd);
+	while ((e = strip_next(up)) && !(e->d_ino == l->child_ino && strcmp(e->d_name, l->child) == 0))
+		;
+	if (!e) {
+		closedir(up);
+		return NULL;
+	}
+	return up;
+}
+
+/* Depth first, one directory open at a time and no recursion: a tree of
+ * any depth (a program can nest directories past PATH_MAX and past any
+ * descriptor limit). Going down remembers the entry; going up checks that
+ * ".." is the directory it came from and finds that entry again. */
+static void strip_dir(struct strip_walk *w, int dfd)
+{
+	struct strip_level *stack = NULL;
+	size_t depth = 0, cap = 0;
+	DIR *d = fdopendir(dfd);
+
 	if (!d) {
 		w->incomplete = 1;
 		close(dfd);
 		return;
 	}
-	while ((e = readdir(d))) {
-		struct stat st;
+	while (d) {
+		struct dirent *e = strip_next(d);
+		struct stat st, dst;
 		int fd;
 
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+		if (!e) {
+			if (depth == 0)
+				break;
+			depth--;
+			d = strip_up(d, &stack[depth]);
+			free(stack[depth].child);
+			w->incomplete |= !d;
 			continue;
+		}
 		if (++w->entries > STRIP_MAX_ENTRIES) {
 			w->incomplete = 1;
 			break;
 		}
 		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_dev != w->dev)
 			continue;
-		if (S_ISDIR(st.st_mode)) {
-			fd = openat(dirfd(d), e->d_name,
-				    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (fd < 0)
-				w->incomplete = 1;
-			else
-				strip_dir(w, fd, depth + 1);
-		} else if (S_ISREG(st.st_mode) && (st.st_mode & (S_ISUID | S_ISGID))) {
+		if (S_ISREG(st.st_mode) && (st.st_mode & (S_ISUID | S_ISGID))) {
 			fd = openat(dirfd(d), e->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 			if (fd < 0) {
 				w->incomplete = 1;
@@ -94,9 +139,38 @@ static void strip_dir(struct strip_walk *w, int dfd, int depth)
 			}
 			strip_file(w, fd, &st);
 			close(fd);
+			continue;
+		}
+		if (!S_ISDIR(st.st_mode))
+			continue;
+		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || fstat(dirfd(d), &dst) < 0) {
+			w->incomplete = 1;
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		if (depth == cap) {
+			cap = cap ? 2 * cap : 64;
+			stack = xreallocarray(stack, cap, sizeof *stack);
+		}
+		stack[depth] = (struct strip_level){.dev = dst.st_dev,
+						    .ino = dst.st_ino,
+						    .child_ino = st.st_ino,
+						    .child = xstrdup(e->d_name)};
+		depth++;
+		closedir(d);
+		d = fdopendir(fd);
+		if (!d) {
+			close(fd);
+			w->incomplete = 1;
 		}
 	}
-	closedir(d);
+	if (d)
+		closedir(d);
+	while (depth > 0)
+		free(stack[--depth].child);
+	free(stack);
 }
 
 /* One source: a directory walked, or a file bound on its own. */
@@ -119,7 +193,7 @@ static void strip_source(struct strip_walk *w, int src_fd)
 		w->incomplete = 1;
 		return;
 	}
-	strip_dir(w, fd, 0);
+	strip_dir(w, fd);
 }
 
 int boxstrip_keep(struct boxstrip *bs, const struct box *b)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "box.h"
+#include "boxcheck.h"
 #include "cgroup.h"
 #include "check.h"
 #include "config.h"
@@ -250,7 +251,7 @@ int check_run(struct options *o)
 		cgroup_unhonoured(&cg, &o->cfg.limits, stdout, "");
 	}
 	n += check_isolation(&o->cfg, stdout, "\ncannot be honoured: ");
-	n += box_check(&o->cfg, stdout, "\ncannot be honoured: ");
+	n += boxcheck(&o->cfg, stdout, "\ncannot be honoured: ");
 	check_box_pids(&o->cfg, nproc, stdout);
 	hostcheck_print("", &o->cfg.limits.cpuset, stdout);
 	cgroup_destroy(&cg);

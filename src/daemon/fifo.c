@@ -1,24 +1,7 @@
 // SPDX-License-Identifier: ISC
-// The two FIFOs: creation, the wait reader and the status writer.
-//
-// The status writer never blocks and never writes into a pipe that a
-// previous reader still holds. An answer is composed only when its reader is
-// there: an O_WRONLY|O_NONBLOCK open of the status FIFO succeeds exactly when
-// a client is waiting in its open (or holds it open). Then the answer goes in
-// one write() and our end is closed, so the reader sees the answer and EOF.
-// If nobody is there yet (ENXIO), the answer goes to the opener thread
-// (opener.c), which waits for the reader in a blocking open(): a FIFO gives
-// no event for a reader blocked in its open(), and an answer left in the
-// pipe in advance could be read stale by the next client. Without that
-// thread, the open is retried from a timer with a short backoff.
-// After writing, proctord waits for that reader to close (inotify
-// IN_CLOSE_NOWRITE) before the next answer: a reader still blocked in read()
-// would otherwise take the next answer as part of its own.
-// Deadlines bound both waits, so a client that never comes or never leaves
-// delays others by at most FIFO_READER_TIMEOUT and never stalls proctord.
-// A reader still there at the deadline keeps the status FIFO it holds, and
-// a fresh one is renamed over the name: later answers must not go into a
-// pipe that reader may hold for ever.
+// The two FIFOs: creation, the wait reader, the queue of owed answers and
+// the status FIFO itself (followed by descriptor, watched, replaced). How
+// an answer reaches its reader is answer.c's.
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -29,10 +12,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "answer.h"
 #include "fifo-priv.h"
 #include "log.h"
-#include "report.h"
 #include "util.h"
+
+/* A reader's close, plain or read-write; IN_ATTRIB only parts our own close
+ * from a reader's in the queue (opener.c), so that they are not merged. */
+#define FIFO_WATCH_MASK (IN_CLOSE_NOWRITE | IN_CLOSE_WRITE | IN_ATTRIB)
 
 static int fifo_make(int dirfd, const char *name, int *created, char *err, size_t errlen)
 {
@@ -86,8 +73,7 @@ static int fifo_open_checked(int dirfd, const char *name, int flags, char *err, 
 }
 
 static void fifo_close_wait(struct fifo *f);
-static int fifo_deliver_fd(struct fifo *f, int fd, char *buf, size_t len);
-static void fifo_await_close(struct fifo *f);
+static int fifo_add_watch(struct fifo *f);
 
 void fifo_append(struct fifo *f, struct fifo_request *r)
 {
@@ -134,12 +120,11 @@ static void fifo_request_cb(void *ctx, enum request_kind kind, const char *garba
 	fifo_append(f, r);
 }
 
-static void fifo_wait_cb(struct ev_loop *loop, ev_io *w, int revents)
+/* Read what clients wrote to the wait FIFO, and queue their requests. */
+void fifo_read_requests(struct fifo *f)
 {
-	struct fifo *f = w->data;
 	char buf[4096];
 
-	opener_poll(&f->opener);
 	/* At most 64 KiB per wake-up: a client flooding the FIFO must not keep
 	 * the loop from its timers; epoll calls again while data is left. */
 	for (int reads = 0; reads < 16 && f->wait_rfd >= 0; reads++) {
@@ -164,10 +149,18 @@ static void fifo_wait_cb(struct ev_loop *loop, ev_io *w, int revents)
 		if ((size_t)n < sizeof buf)
 			break;
 	}
-	fifo_kick(f);
 }
 
-static void fifo_pop(struct fifo *f)
+static void fifo_wait_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct fifo *f = w->data;
+
+	opener_poll(&f->opener);
+	fifo_read_requests(f);
+	answer_dispatch(f, FIFO_EV_REQUEST, -1, 0);
+}
+
+void fifo_pop(struct fifo *f)
 {
 	struct fifo_request *r = f->head;
 
@@ -180,7 +173,7 @@ static void fifo_pop(struct fifo *f)
 	free(r);
 }
 
-static void fifo_release(struct fifo *f)
+void fifo_release(struct fifo *f)
 {
 	int fd = opener_cancel(&f->opener);
 
@@ -197,17 +190,10 @@ static void fifo_release(struct fifo *f)
 }
 
 /* The head's reader has gone (or never came), or its answer was dropped. */
-static void fifo_drop_head(struct fifo *f)
+void fifo_drop_head(struct fifo *f)
 {
 	fifo_release(f);
 	fifo_pop(f);
-}
-
-/* ...and on to the next answer. */
-static void fifo_done(struct fifo *f)
-{
-	fifo_drop_head(f);
-	fifo_kick(f);
 }
 
 int fifo_is_stale(const struct fifo *f, const struct fifo_request *r, uint64_t now)
@@ -254,12 +240,14 @@ void fifo_purge_stale_at(struct fifo *f, uint64_t now)
 	fifo_drop_where(f, pp, fifo_is_stale, now);
 }
 
-/* Empty inotify's queue; returns whether it held a reader's close.
- * Identical events may have been merged: only "at least one" is relied on. */
-static int fifo_read_events(struct fifo *f)
+/* Identical events may have been merged: only "at least one" is relied on.
+ * A reader that opened status read-write closes with IN_CLOSE_WRITE, as our
+ * own write ends do: wclose_balance counts those events against our closes,
+ * and one left over is a reader's. */
+int fifo_read_events(struct fifo *f)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-	int closed = 0;
+	int seen = 0;
 
 	for (;;) {
 		ssize_t n = read(f->ino_fd, buf, sizeof buf);
@@ -277,7 +265,9 @@ static int fifo_read_events(struct fifo *f)
 			 * of a status FIFO since replaced is another story. */
 			if ((ev->mask & IN_Q_OVERFLOW) ||
 			    ((ev->mask & IN_CLOSE_NOWRITE) && ev->wd == f->status_wd))
-				closed = 1;
+				seen |= FIFO_SEEN_CLOSE;
+			if ((ev->mask & IN_CLOSE_WRITE) && ev->wd == f->status_wd)
+				f->wclose_balance++;
 			p += sizeof *ev + ev->len;
 		}
 		/* Events are read whole: room left for the largest one means
@@ -285,36 +275,61 @@ static int fifo_read_events(struct fifo *f)
 		if ((size_t)n + sizeof(struct inotify_event) + NAME_MAX + 1 <= sizeof buf)
 			break;
 	}
-	return closed;
+	if (f->wclose_balance > 0)
+		seen |= FIFO_SEEN_RW_CLOSE;
+	return seen;
 }
 
-static void fifo_ino_cb(struct ev_loop *loop, ev_io *w, int revents)
+/* Before an answer goes out: the close events so far are from earlier
+ * readers (or ours). */
+void fifo_forget_events(struct fifo *f)
 {
-	struct fifo *f = w->data;
+	fifo_read_events(f);
+	f->wclose_balance = 0;
+}
 
-	/* The opener's answer is out (most likely: here is a close). */
-	opener_poll(&f->opener);
-	if (!fifo_read_events(f))
-		return;
-	if (f->state == FIFO_WAIT_CLOSE)
-		fifo_done(f);
-	else if (f->state == FIFO_RETRY && f->opener.in_flight)
-		f->closed_early = 1; /* the opener's reader may have read and gone */
+/* Our write end on the status FIFO is closed: its IN_CLOSE_WRITE is not a
+ * reader's. Read at once, so that a reader's close coming later is not
+ * merged with it. */
+int fifo_close_own(struct fifo *f, int fd)
+{
+	close(fd);
+	f->wclose_balance--;
+	return fifo_read_events(f);
 }
 
 /* The watch for readers' closes of the status FIFO, made at the first
  * request. Returns 0, or -1 (said why: then a reader's close is not seen,
  * and each answer waits out FIFO_READER_TIMEOUT). */
-static int fifo_watch(struct fifo *f)
+int fifo_watch(struct fifo *f)
 {
 	if (f->status_wd >= 0)
 		return 0;
-	f->status_wd = inotify_add_watch(f->ino_fd, f->status_path, IN_CLOSE_NOWRITE | IN_DONT_FOLLOW);
-	if (f->status_wd < 0) {
-		log_warn("inotify on %s", f->status_path);
-		return -1;
+	f->status_wd = fifo_add_watch(f);
+	return f->status_wd < 0 ? -1 : 0;
+}
+
+/* inotify's watch on the FIFO that status_pfd holds, through that
+ * descriptor: its directory may have been renamed since it was made, and a
+ * path would then lead elsewhere, or nowhere. Only without /proc, by the
+ * path. Returns the watch, or -1 (said why). */
+static int fifo_add_watch(struct fifo *f)
+{
+	char path[64];
+	int wd = -1;
+
+	if (f->status_pfd >= 0) {
+		snprintf(path, sizeof path, "/proc/self/fd/%d", f->status_pfd);
+		/* Followed: the link is the descriptor's own FIFO. */
+		wd = inotify_add_watch(f->ino_fd, path, FIFO_WATCH_MASK);
+		if (wd >= 0 || errno != ENOENT)
+			goto out;
 	}
-	return 0;
+	wd = inotify_add_watch(f->ino_fd, f->status_path, FIFO_WATCH_MASK | IN_DONT_FOLLOW);
+out:
+	if (wd < 0)
+		log_warn("inotify on %s", f->status_path);
+	return wd;
 }
 
 /* (Re)open status_pfd on what is at the name status now, checked. Returns 0,
@@ -343,34 +358,32 @@ static int fifo_status_path_fd(struct fifo *f)
  * the old one for too long, or someone's who may write the directory):
  * inotify and the opener follow it. Returns 0, or -1 (it is not a FIFO of
  * ours; the opener is not used). */
-static int fifo_status_moved(struct fifo *f)
+int fifo_status_moved(struct fifo *f)
 {
 	int wd;
 
+	if (fifo_status_path_fd(f) < 0)
+		return -1;
 	if (f->status_wd >= 0) {
 		/* inotify watches an inode: follow the new one, forget the old. */
-		wd = inotify_add_watch(f->ino_fd, f->status_path, IN_CLOSE_NOWRITE | IN_DONT_FOLLOW);
-		if (wd < 0)
-			log_warn("inotify on %s", f->status_path);
+		wd = fifo_add_watch(f);
 		if (f->status_wd != wd)
 			inotify_rm_watch(f->ino_fd, f->status_wd);
 		f->status_wd = wd;
 	}
-	if (fifo_status_path_fd(f) < 0)
-		return -1;
 	opener_set_path(&f->opener, f->status_pfd);
 	return 0;
 }
 
 /* Whether what is at the name status now is the FIFO we follow. */
-static int fifo_status_is(const struct fifo *f, const struct stat *st)
+int fifo_status_is(const struct fifo *f, const struct stat *st)
 {
 	return f->status_pfd >= 0 && st->st_dev == f->status_dev && st->st_ino == f->status_ino;
 }
 
 /* Before the opener waits on it: the FIFO at the name status. Returns 0, or
  * -1 (none fit). */
-static int fifo_status_follow(struct fifo *f)
+int fifo_status_follow(struct fifo *f)
 {
 	struct stat st;
 
@@ -379,19 +392,40 @@ static int fifo_status_follow(struct fifo *f)
 	return fifo_status_moved(f);
 }
 
+/* Empty the pipe of the status FIFO a reader has held past its deadline:
+ * what it left unread is not to be read by a client waiting on that FIFO as
+ * (part of) its own answer. */
+static void fifo_drain_stuck(struct fifo *f)
+{
+	char buf[PIPE_BUF];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	fd = openat(f->dirfd, "status", O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && fifo_status_is(f, &st))
+		do
+			n = read(fd, buf, sizeof buf);
+		while (n > 0 || (n < 0 && errno == EINTR));
+	close(fd);
+}
+
 /* Put a fresh status FIFO in place of the one a reader holds and may hold
  * for ever: later clients open the new one, and answers no longer go into
- * the stuck reader's pipe. Returns 0 if replaced. */
-static int fifo_replace_status(struct fifo *f)
+ * the stuck reader's pipe. Returns the old one open for writing (the
+ * clients that came meanwhile wait on it), or -1: not replaced (ENXIO: the
+ * reader has gone after all). */
+int fifo_replace_status(struct fifo *f)
 {
 	char tmp[64];
 	struct stat st;
 	int old;
 
-	/* Our own write end on the old FIFO: the clients that came meanwhile
-	 * and wait in their open() (or poll) on it are let go when we close
-	 * it, with what its pipe holds, then end of file. ENXIO: the reader
-	 * has gone after all. */
+	fifo_drain_stuck(f);
+	/* Our own write end on the old FIFO, which lets go the clients that
+	 * came meanwhile and wait in their open() (or poll) on it. */
 	old = openat(f->dirfd, "status", O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	if (old < 0)
 		return -1;
@@ -421,8 +455,7 @@ static int fifo_replace_status(struct fifo *f)
 		return -1;
 	}
 	fifo_status_moved(f);
-	close(old);
-	return 0;
+	return old;
 }
 
 /* The answers owed when the status FIFO was replaced were for clients that
@@ -441,230 +474,9 @@ void fifo_drop_owed(struct fifo *f)
 	fifo_drop_where(f, &f->head->next, fifo_owed_pred, 0);
 }
 
-static void fifo_timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
-{
-	struct fifo *f = w->data;
-
-	/* An answer the opener delivered is now waiting for its close. */
-	if (f->state == FIFO_RETRY && opener_poll(&f->opener))
-		return;
-
-	if (f->state == FIFO_WAIT_CLOSE && fifo_replace_status(f) == 0) {
-		log_warnx("a client held the status FIFO for over %.0fs; it keeps that one, "
-			  "later clients get a new one",
-			  FIFO_READER_TIMEOUT);
-		fifo_drop_owed(f);
-	}
-	if (f->state == FIFO_RETRY)
-		log_warnx("no client opened the status FIFO within %.0fs; answer dropped",
-			  FIFO_READER_TIMEOUT);
-	fifo_done(f);
-}
-
-/* The head's answer, from the state brought up to date for it. */
-static size_t fifo_compose(struct fifo *f, char *buf, size_t len)
-{
-	f->ops->prepare(f->ctx, f->head);
-	return f->ops->compose(f->ctx, f->head, buf, len);
-}
-
-/* Try to hand the head's answer to a reader: the one composed in buf if any
- * (len > 0), else one composed now. Returns 0 if delivered, 1 if dropped
- * (the caller goes on with the next answer: a loop, not a recursion, so a
- * full queue of dropped answers costs no stack), -1 if nobody is there yet. */
-static int fifo_try_deliver(struct fifo *f, char *buf, size_t len)
-{
-	struct stat st;
-	int fd;
-
-	if (f->reader_fd >= 0) {
-		/* A reader already waits on it (the opener's, given up). */
-		fd = f->reader_fd;
-		f->reader_fd = -1;
-	} else {
-		fd = openat(f->dirfd, "status", O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-	}
-	if (fd < 0) {
-		if (errno == ENXIO)
-			return -1;
-		log_warn("open status FIFO; answer dropped");
-		fifo_drop_head(f);
-		return 1;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISFIFO(st.st_mode) || st.st_uid != f->euid) {
-		log_warnx("status is not a FIFO of ours; answer dropped");
-		close(fd);
-		fifo_drop_head(f);
-		return 1;
-	}
-	/* Its reader's close is to be seen. */
-	if (!fifo_status_is(f, &st))
-		fifo_status_moved(f);
-	return fifo_deliver_fd(f, fd, buf, len);
-}
-
-/* The reader is there (fd, the status FIFO open for writing): the head's
- * answer, buf's if len > 0 else one composed now, goes to it. Returns 0, or
- * 1 if dropped (the reader had gone). */
-static int fifo_deliver_fd(struct fifo *f, int fd, char *buf, size_t len)
-{
-	ssize_t n;
-
-	/* Close events so far are from earlier readers. */
-	fifo_read_events(f);
-	if (len == 0)
-		len = fifo_compose(f, buf, REPORT_RESPONSE_MAX);
-	do
-		n = write(fd, buf, len);
-	while (n < 0 && errno == EINTR);
-	if (n < 0 && errno == EPIPE) {
-		/* The reader came and went before the answer: its close was
-		 * taken above for an earlier one's. No close is to come. */
-		close(fd);
-		f->last_taken_us = now_us();
-		fifo_drop_head(f);
-		return 1;
-	}
-	if (n != (ssize_t)len)
-		log_warn("write status FIFO");
-	close(fd);
-	f->last_taken_us = now_us();
-	fifo_await_close(f);
-	return 0;
-}
-
-/* An answer is out: now for its reader to leave, within the deadline. */
-static void fifo_await_close(struct fifo *f)
-{
-	ptimer_stop(&f->retry);
-	f->state = FIFO_WAIT_CLOSE;
-	ev_timer_stop(f->loop, &f->timeout);
-	ev_timer_set(&f->timeout, FIFO_READER_TIMEOUT, 0.);
-	ev_timer_start(f->loop, &f->timeout);
-}
-
-/* The opener's word on the head's answer. */
-static void fifo_opener_cb(void *ctx, enum opener_result r, int fd, int err)
-{
-	struct fifo *f = ctx;
-	char buf[REPORT_RESPONSE_MAX];
-
-	if (f->state != FIFO_RETRY || !f->head) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	switch (r) {
-	case OPENER_DELIVERED:
-		f->last_taken_us = now_us();
-		if (err == EPIPE) {
-			/* The reader came and went before the answer. */
-			fifo_done(f);
-			return;
-		}
-		if (err)
-			log_warnx("write status FIFO: %s", strerror(err));
-		fifo_await_close(f);
-		if (f->closed_early)
-			fifo_done(f);
-		return;
-	case OPENER_LATE:
-		/* The reader came late: it gets figures from when it came. */
-		fifo_deliver_fd(f, fd, buf, 0);
-		break;
-	case OPENER_FAILED:
-		if (err) {
-			/* The thread cannot open the FIFO (no /proc, a
-			 * descriptor limit): the loop polls for the reader,
-			 * as before the thread, from now on. */
-			log_warnx("the opener cannot open the status FIFO (%s); polling for "
-				  "readers instead",
-				  strerror(err));
-			f->opener_failed = 1;
-			f->retry_ns = FIFO_RETRY_MIN_NS;
-			ptimer_arm(&f->retry, f->retry_ns);
-			return;
-		}
-		log_warnx("status is not a FIFO of ours; answer dropped");
-		fifo_drop_head(f);
-		break;
-	}
-	fifo_kick(f);
-}
-
-/* Nobody there yet: the opener waits for the reader (0), or it cannot be
- * had (-1: poll). */
-static int fifo_hand_over(struct fifo *f, const char *buf, size_t len, uint64_t composed_us)
-{
-	if (f->opener_failed || fifo_status_follow(f) < 0)
-		return -1;
-	if (!f->opener.started &&
-	    opener_start(&f->opener, f->loop, f->status_pfd, fifo_opener_cb, f) < 0) {
-		log_warn("cannot start a thread to wait for readers; polling for them instead");
-		f->opener_failed = 1;
-		return -1;
-	}
-	/* Close events so far are from earlier readers. */
-	fifo_read_events(f);
-	f->closed_early = 0;
-	opener_submit(&f->opener, buf, len, composed_us);
-	ev_timer_stop(f->loop, &f->timeout);
-	ev_timer_set(&f->timeout, FIFO_READER_TIMEOUT, 0.);
-	ev_timer_start(f->loop, &f->timeout);
-	return 0;
-}
-
-static void fifo_retry_cb(struct ptimer *t)
-{
-	struct fifo *f = t->data;
-	char buf[REPORT_RESPONSE_MAX];
-
-	if (f->state != FIFO_RETRY)
-		return;
-	/* The reader came late: it gets figures from when it came. */
-	switch (fifo_try_deliver(f, buf, 0)) {
-	case 0:
-		return;
-	case 1:
-		fifo_kick(f);
-		return;
-	}
-	if (now_us() - f->owed_since_us > (uint64_t)(FIFO_READER_TIMEOUT * 1e6)) {
-		log_warnx("no client opened the status FIFO within %.0fs; answer dropped",
-			  FIFO_READER_TIMEOUT);
-		fifo_done(f);
-		return;
-	}
-	f->retry_ns = f->retry_ns * 2 > FIFO_RETRY_MAX_NS ? FIFO_RETRY_MAX_NS : f->retry_ns * 2;
-	ptimer_arm(&f->retry, f->retry_ns);
-}
-
 void fifo_kick(struct fifo *f)
 {
-	char buf[REPORT_RESPONSE_MAX];
-	size_t len;
-
-	for (;;) {
-		int r;
-
-		if (f->state != FIFO_IDLE || !f->head || !f->ops->ready(f->ctx, f->head))
-			return;
-		f->state = FIFO_RETRY;
-		f->owed_since_us = now_us();
-		fifo_watch(f);
-		/* Compose before the first open: meanwhile the client, which has
-		 * just written its request, reaches its open of the status FIFO. */
-		len = fifo_compose(f, buf, sizeof buf);
-		r = fifo_try_deliver(f, buf, len);
-		if (r == 0)
-			return;
-		if (r < 0)
-			break;
-	}
-	if (fifo_hand_over(f, buf, len, f->owed_since_us) == 0)
-		return;
-	f->retry_ns = FIFO_RETRY_MIN_NS;
-	ptimer_arm(&f->retry, f->retry_ns);
+	answer_dispatch(f, FIFO_EV_KICK, -1, 0);
 }
 
 int fifo_open(struct fifo *f, struct ev_loop *loop, int dirfd, const char *dirpath,
@@ -722,11 +534,11 @@ int fifo_open(struct fifo *f, struct ev_loop *loop, int dirfd, const char *dirpa
 	}
 	ev_io_init(&f->wait_io, fifo_wait_cb, f->wait_rfd, EV_READ);
 	f->wait_io.data = f;
-	ev_io_init(&f->ino_io, fifo_ino_cb, f->ino_fd, EV_READ);
+	ev_io_init(&f->ino_io, answer_ino_cb, f->ino_fd, EV_READ);
 	f->ino_io.data = f;
-	ev_timer_init(&f->timeout, fifo_timeout_cb, FIFO_READER_TIMEOUT, 0.);
+	ev_timer_init(&f->timeout, answer_timeout_cb, FIFO_READER_TIMEOUT, 0.);
 	f->timeout.data = f;
-	if (ptimer_init(&f->retry, loop, fifo_retry_cb, f) < 0) {
+	if (ptimer_init(&f->retry, loop, answer_retry_cb, f) < 0) {
 		snprintf(err, errlen, "timerfd: %s", strerror(errno));
 		goto error;
 	}

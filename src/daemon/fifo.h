@@ -29,7 +29,9 @@ struct fifo_ops {
 	 * the program has ended). */
 	int (*ready)(void *ctx, const struct fifo_request *req);
 	/* The answer to req is about to be composed: the one moment to bring
-	 * the state up to date for it (compose only reads). */
+	 * the state up to date for it (compose only reads the supervisor's
+	 * state; the figures it takes update only the measurement's own
+	 * records, measure.h). */
 	void (*prepare)(void *ctx, const struct fifo_request *req);
 	/* Compose the answer to req into buf; return its length. Called when
 	 * its reader has opened the status FIFO. */
@@ -43,6 +45,7 @@ enum fifo_state {
 	FIFO_RETRY,      /* an answer is owed, but no reader has opened yet: the
 			  * opener waits for it (else a timer retries) */
 	FIFO_WAIT_CLOSE, /* answer written, waiting for its reader to leave */
+	FIFO_N_STATES
 };
 
 /* A reader that has not closed the status FIFO by the deadline may never
@@ -73,7 +76,7 @@ struct fifo {
 	struct ev_loop *loop;
 	int dirfd;
 	uid_t euid;
-	char *status_path; /* for inotify, which has no *at() form */
+	char *status_path; /* for messages, and inotify without /proc */
 	int created_wait, created_status;
 	int wait_rfd, wait_wfd;
 	int ino_fd;
@@ -86,6 +89,9 @@ struct fifo {
 	struct opener opener;
 	int opener_failed;  /* the thread cannot be had: poll */
 	int closed_early;   /* a reader's close came while the opener worked */
+	int wclose_balance; /* IN_CLOSE_WRITE events read, less our own closes
+			     * of a write end, since the answer went out: one
+			     * over is a read-write reader's close */
 	int reader_fd;      /* the status FIFO open for writing, with a reader
 			     * that came for an answer given up: the next
 			     * answer is its */

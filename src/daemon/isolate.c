@@ -38,7 +38,10 @@ int isolate_prepare(struct isolate *i, const struct config *c, char *err, size_t
 	uid_t euid = geteuid();
 
 	memset(i, 0, sizeof *i);
-	i->new_session = c->new_session;
+	/* A box's program never shares the caller's session: with a
+	 * controlling terminal of the caller's, it could type into it
+	 * (TIOCSTI, denied by the box's filter too) or take its foreground. */
+	i->new_session = c->new_session || c->box;
 	i->unshare_net = c->unshare_net;
 	i->unshare_ipc = c->unshare_ipc;
 	if ((c->user || c->group) && euid != 0) {
@@ -156,4 +159,25 @@ int isolate_child_ids(const struct isolate *i, const char **what)
 			return -1;
 	}
 	return 0;
+}
+
+int isolate_box_root(const struct isolate *i, int box, uid_t *uid, gid_t *gid)
+{
+	const struct passwd *pw;
+	const struct group *gr;
+
+	if (!box || geteuid() != 0 || (i->set_uid && i->uid != 0))
+		return 0;
+	pw = getpwnam("nobody");
+	*uid = pw ? pw->pw_uid : 65534;
+	/* --group G (not 0) stands for gid 0 there. */
+	if (i->set_gid && i->gid != 0) {
+		*gid = i->gid;
+		return 1;
+	}
+	gr = getgrnam("nogroup");
+	if (!gr)
+		gr = getgrnam("nobody");
+	*gid = gr ? gr->gr_gid : 65534;
+	return 1;
 }

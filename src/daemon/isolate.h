@@ -36,4 +36,11 @@ int isolate_child_namespaces(const struct isolate *i, const char **what);
  * needs root). */
 int isolate_child_ids(const struct isolate *i, const char **what);
 
+/* Root's box whose program would be uid 0 (no --user, or --user 0): its
+ * uid and gid 0 are a user namespace's, mapped to the host's nobody and
+ * nogroup, or --group's gid if it names another (their ids in *uid and
+ * *gid, 65534 where the names are missing), so that nothing the program
+ * makes or touches is root's on the host. Returns 1 if so, 0 otherwise. */
+int isolate_box_root(const struct isolate *i, int box, uid_t *uid, gid_t *gid);
+
 #endif

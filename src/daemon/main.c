@@ -41,7 +41,7 @@ int main(int argc, char **argv)
 		return code;
 	sb.env = options_env(&o.cfg);
 	if (o.daemonize)
-		sb.ready_fd = startup_daemonize(&o, sb.env);
+		sb.ready_fd = startup_daemonize(&o, sb.env, wiring_disown);
 	sb.nice_value = startup_supervisor();
 	wiring_serve(&sb);
 	wiring_start(&sb);

@@ -251,40 +251,32 @@ static long measure_visit(void *ctx, struct procwalk *walk, size_t k, const char
 	return threads > 1 ? threads : 1;
 }
 
-void measure_sample(struct measure *m, uint64_t *cpu_us, uint64_t *rss_bytes)
+/* The walk's records sorted by pid, each once (a thread seen twice is one
+ * process). Returns how many are left. */
+static size_t measure_dedup(struct measure *m, struct measure_walk *w)
 {
-	struct measure_walk w = {.m = m};
-	uint64_t live_ns = 0, rss = 0, total_us, cg_cpu = 0;
-	size_t nn;
-	/* The CPU of the whole tree, waited for or not, from the cgroup where
-	 * there is one. Resident memory always comes from the walk: a memory
-	 * cgroup's memory.stat is flushed lazily (below about 64 pages per CPU
-	 * of change, only every 2 s), so a small program read 0 for seconds
-	 * after its start; statm is exact at the moment it is read. */
-	int cg = m->cg && cgroup_cpu(m->cg, &cg_cpu, NULL, NULL) == 0;
+	size_t nn = 0;
 
-	m->cpu_from_cg = cg;
-
-	for (size_t i = 0; i < m->n; i++)
-		m->procs[i].seen = 0;
-	procwalk_run(&m->walk, measure_visit, &w);
-
-	/* A process that vanished without proctord reaping it was reaped by its
-	 * parent in the tree: credit what we saw of it to the nearest ancestor
-	 * still alive. If that chain ends in a process proctord reaped (no
-	 * record left), its rusage already holds it. */
-	if (w.n > 1)
-		qsort(w.v, w.n, sizeof *w.v, measure_cmp_pid);
-	nn = 0;
-	for (size_t i = 0; i < w.n; i++) {
-		if (w.v[i].pid <= 0)
+	if (w->n > 1)
+		qsort(w->v, w->n, sizeof *w->v, measure_cmp_pid);
+	for (size_t i = 0; i < w->n; i++) {
+		if (w->v[i].pid <= 0)
 			continue;
-		if (nn > 0 && w.v[i].pid == w.v[nn - 1].pid) {
-			measure_close_proc(m, &w.v[i]);
+		if (nn > 0 && w->v[i].pid == w->v[nn - 1].pid) {
+			measure_close_proc(m, &w->v[i]);
 			continue;
 		}
-		w.v[nn++] = w.v[i];
+		w->v[nn++] = w->v[i];
 	}
+	return nn;
+}
+
+/* A process that vanished without proctord reaping it was reaped by its
+ * parent in the tree: credit what we saw of it to the nearest ancestor
+ * still alive (in the new records, live[0..n)). If that chain ends in a
+ * process proctord reaped (no record left), its rusage already holds it. */
+static void measure_credit_gone(struct measure *m, struct measure_proc *live, size_t n)
+{
 	for (size_t i = 0; i < m->n; i++) {
 		struct measure_proc *gone = &m->procs[i], *anc;
 		pid_t up = gone->ppid;
@@ -301,26 +293,53 @@ void measure_sample(struct measure *m, uint64_t *cpu_us, uint64_t *rss_bytes)
 		}
 		if (!anc || !anc->seen)
 			continue;
-		anc = measure_find(w.v, nn, anc->pid);
+		anc = measure_find(live, n, anc->pid);
 		if (anc)
 			anc->credited_ns += gone->own_ns + measure_hidden_ns(gone);
 	}
-	/* The init's memory is a copy of proctord's, not the program's: it
-	 * counts only before the program is there (as the program's own
-	 * copy before its execve did), so that a running tree never reads 0. */
-	for (size_t i = 0; i < nn && m->init_pid > 0; i++) {
-		if (w.v[i].ppid == m->init_pid) {
-			for (size_t j = 0; j < nn; j++)
-				if (w.v[j].pid == m->init_pid)
-					w.v[j].rss = 0;
-			break;
+}
+
+/* The init's memory is a copy of proctord's, not the program's: it counts
+ * only before the program is there (as the program's own copy before its
+ * execve did), so that a running tree never reads 0. */
+static void measure_drop_init(const struct measure *m, struct measure_proc *live, size_t n)
+{
+	for (size_t i = 0; i < n && m->init_pid > 0; i++) {
+		if (live[i].ppid == m->init_pid) {
+			for (size_t j = 0; j < n; j++)
+				if (live[j].pid == m->init_pid)
+					live[j].rss = 0;
+			return;
 		}
 	}
+}
+
+/* Updates the measurement's own records (its table of live processes, the
+ * floor that keeps CPU time monotonic, the peak), never the supervisor's
+ * state. */
+void measure_sample(struct measure *m, uint64_t *cpu_us, uint64_t *rss_bytes)
+{
+	struct measure_walk w = {.m = m};
+	uint64_t live_ns = 0, rss = 0, total_us, cg_cpu = 0;
+	size_t nn;
+	/* The CPU of the whole tree, waited for or not, from the cgroup where
+	 * there is one. Resident memory always comes from the walk: a memory
+	 * cgroup's memory.stat is flushed lazily (below about 64 pages per CPU
+	 * of change, only every 2 s), so a small program read 0 for seconds
+	 * after its start; statm is exact at the moment it is read. */
+	int cg = m->cg && cgroup_cpu(m->cg, &cg_cpu, NULL, NULL) == 0;
+
+	m->cpu_from_cg = cg;
+	for (size_t i = 0; i < m->n; i++)
+		m->procs[i].seen = 0;
+	procwalk_run(&m->walk, measure_visit, &w);
+	nn = measure_dedup(m, &w);
+	measure_credit_gone(m, w.v, nn);
+	measure_drop_init(m, w.v, nn);
 	for (size_t i = 0; i < nn; i++) {
 		live_ns += w.v[i].own_ns + measure_hidden_ns(&w.v[i]);
 		rss += w.v[i].rss;
 	}
-
 	free(m->procs);
 	m->procs = w.v;
 	m->n = nn;

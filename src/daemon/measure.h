@@ -61,7 +61,9 @@ void measure_init_at(struct measure *m, pid_t root, struct cgroup *cg, const cha
 void measure_free(struct measure *m);
 
 /* Figures of the tree now: CPU µs since start (monotonic) and resident bytes
- * of the live processes. */
+ * of the live processes. It updates the measurement's own records (the
+ * live processes, the monotonic floor, the peak), never the supervisor's
+ * state: an answer composed with it changes no verdict. */
 void measure_sample(struct measure *m, uint64_t *cpu_us, uint64_t *rss_bytes);
 
 /* proctord reaped pid with this rusage (its own CPU and that of every

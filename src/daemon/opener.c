@@ -36,6 +36,27 @@ static void opener_fd_path(const struct opener *o, char *buf, size_t len)
 	snprintf(buf, len, "/proc/self/fd/%d", o->path_fd);
 }
 
+int opener_reader_gone(int fd)
+{
+	struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+
+	return poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLERR);
+}
+
+/* After our close of a write end: an event (IN_ATTRIB) behind its
+ * IN_CLOSE_WRITE in the loop's inotify queue, which the loop reads later.
+ * Without it, a read-write reader's close that comes meanwhile would be
+ * merged with ours, and not be seen. */
+static void opener_mark(const struct opener *o, mode_t mode)
+{
+	char path[64];
+
+	opener_fd_path(o, path, sizeof path);
+	/* Should it fail, a merged close costs that reader's successor one
+	 * deadline (fifo.c), and no more: not worth a word per answer. */
+	(void)chmod(path, mode & 07777);
+}
+
 /* With the lock held and an open descriptor on the FIFO: deliver, or hand
  * the descriptor over. */
 static void opener_finish(struct opener *o, int fd)
@@ -62,7 +83,12 @@ static void opener_finish(struct opener *o, int fd)
 	while (n < 0 && errno == EINTR);
 	o->result = OPENER_DELIVERED;
 	o->result_err = n < 0 ? errno : n != (ssize_t)o->len ? EAGAIN : 0;
+	/* A read-write reader needs no end of file: it may have read and
+	 * gone already, and its close would be merged with ours. */
+	if (o->result_err == 0 && opener_reader_gone(fd))
+		o->result_err = EPIPE;
 	close(fd);
+	opener_mark(o, st.st_mode);
 }
 
 static void *opener_main(void *arg)

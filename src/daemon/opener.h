@@ -72,6 +72,8 @@ int opener_poll(struct opener *o);
  * the thread cannot be made to let go, wedged is set (the caller polls from
  * then on). */
 int opener_cancel(struct opener *o);
+/* Whether no reader holds the FIFO that fd (a write end) is open on. */
+int opener_reader_gone(int fd);
 /* Stop the thread. */
 void opener_close(struct opener *o);
 

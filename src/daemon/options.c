@@ -23,6 +23,7 @@ enum {
 	OPT_DAEMONIZE,
 	OPT_TTY_FOREGROUND,
 	OPT_END_FD,
+	OPT_REPORT_FD,
 };
 
 /* The bash completion (contrib/completion) reads the options from this text:
@@ -52,7 +53,8 @@ static void options_usage(FILE *out)
 		"Sandbox:\n"
 		"  --dir DIR            sandbox directory (created 0700 and removed at the end\n"
 		"                       if missing; default: a fresh one under\n"
-		"                       $XDG_RUNTIME_DIR or /tmp, printed on stdout)\n"
+		"                       $XDG_RUNTIME_DIR or /tmp, printed on stdout);\n"
+		"                       with --box, never inside DIR or a bind\n"
 		"  --dir-mode MODE      octal mode of a directory proctord creates (0700)\n"
 		"  --daemonize          run in the background; print the directory once the\n"
 		"                       FIFOs exist and the program has started; the program's\n"
@@ -66,6 +68,8 @@ static void options_usage(FILE *out)
 		"  --end-fd N           once the program has ended and the report is\n"
 		"                       written, write one byte to inherited descriptor N,\n"
 		"                       close it, and end without a terminating wait\n"
+		"  --report-fd N        write the report to inherited descriptor N too,\n"
+		"                       whatever becomes of --report FILE\n"
 		"\n"
 		"Limits (whole tree unless noted; default unlimited):\n"
 		"  --cpu-time DURATION  CPU time (user + system) of the whole tree\n"
@@ -105,7 +109,8 @@ static void options_usage(FILE *out)
 		"                       proctord inherited, used as it is\n"
 		"  --chdir DIR          working directory\n"
 		"  --env NAME=VALUE     set a variable; --env NAME passes proctord's own\n"
-		"  --clear-env          start from an empty environment\n"
+		"  --clear-env          start from an empty environment (default: proctord's;\n"
+		"                       in a box PATH, HOME=/box, LANG=C.UTF-8, TMPDIR=/tmp)\n"
 		"\n"
 		"Isolation (off unless asked for):\n"
 		"  --user USER          run the program as USER (name or uid; root only),\n"
@@ -130,9 +135,11 @@ static void options_usage(FILE *out)
 		"                       /bin, /lib...), the loader's and the JVM's files of\n"
 		"                       /etc, a minimal /dev, its own /proc, a private /tmp,\n"
 		"                       and DIR read-write at /box, its working directory;\n"
-		"                       no capability there, even as root\n"
+		"                       no capability there, even as root; a session of its\n"
+		"                       own, no TIOCSTI nor key rings\n"
 		"  --tmp-size SIZE      size of the box's /tmp and /dev/shm (64MiB)\n"
-		"  --ro-bind SRC[:DST]  more of the host in the box, read-only (repeatable)\n"
+		"  --ro-bind SRC[:DST]  more of the host in the box, read-only (repeatable);\n"
+		"                       DST below /box or a bind must exist already\n"
 		"  --bind SRC[:DST]     ... read-write (repeatable)\n"
 		"  --share-net          keep the host's network in the box\n"
 		"\n"
@@ -160,7 +167,7 @@ struct cmdline_value {
 /* getopt's table: the configuration keys, then proctord's own options. */
 static const struct option *options_table(void)
 {
-	static struct option long_options[CONFIG_MAX_KEYS + 9];
+	static struct option long_options[CONFIG_MAX_KEYS + 10];
 	static char names[CONFIG_MAX_KEYS][32];
 	size_t n = 0;
 
@@ -183,6 +190,7 @@ static const struct option *options_table(void)
 	long_options[n++] =
 		(struct option){"tty-foreground", no_argument, NULL, OPT_TTY_FOREGROUND};
 	long_options[n++] = (struct option){"end-fd", required_argument, NULL, OPT_END_FD};
+	long_options[n++] = (struct option){"report-fd", required_argument, NULL, OPT_REPORT_FD};
 	long_options[n++] = (struct option){"help", no_argument, NULL, 'h'};
 	long_options[n++] = (struct option){"version", no_argument, NULL, 'V'};
 	long_options[n] = (struct option){NULL, 0, NULL, 0};
@@ -260,6 +268,9 @@ void options_parse(int argc, char **argv, struct options *o)
 		case OPT_END_FD:
 			o->end_fd = optarg;
 			break;
+		case OPT_REPORT_FD:
+			o->report_fd = optarg;
+			break;
 		case 'h':
 			options_usage(stdout);
 			exit(0);
@@ -304,12 +315,22 @@ void options_env_free(char **env)
 	free(env);
 }
 
+const char *const options_box_env[] = {
+	"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/box", "LANG=C.UTF-8", "TMPDIR=/tmp", NULL,
+};
+
 char **options_env(const struct config *c)
 {
 	char **env = xcalloc(1, sizeof(char *));
 	size_t n = 0;
 
-	if (!c->clear_env)
+	/* A box starts from a small environment of its own: the caller's
+	 * (HOME, tokens, SSH_AUTH_SOCK, the judge's paths) is not the
+	 * program's business; --env NAME passes one on. */
+	if (c->box && !c->clear_env)
+		for (size_t i = 0; options_box_env[i]; i++)
+			env = env_set(env, &n, xstrdup(options_box_env[i]));
+	if (!c->clear_env && !c->box)
 		for (char **e = environ; *e; e++)
 			/* systemd's notification socket is proctord's, not the
 			 * program's: it could claim readiness or a main pid. */

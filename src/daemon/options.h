@@ -14,6 +14,9 @@ struct options {
 	int daemonize;
 	int tty_foreground;
 	const char *end_fd; /* --end-fd N, or NULL */
+	/* --report-fd N: a second destination of the report (proctor run's
+	 * memfd), written whatever happens to --report FILE; or NULL. */
+	const char *report_fd;
 	char **argv;
 };
 
@@ -24,9 +27,14 @@ void options_parse(int argc, char **argv, struct options *o);
 /* What is accepted, but most likely a mistake: said once, before anything
  * runs (on stderr, so that --check's table stays as it is). */
 void options_warnings(const struct options *o);
-/* The program's environment: proctord's own (unless --clear-env) with the
- * --env entries over it; NULL-terminated, freed with options_env_free. */
+/* The program's environment: proctord's own, or in a box options_box_env
+ * (neither with --clear-env), with the --env entries over it;
+ * NULL-terminated, freed with options_env_free. */
 char **options_env(const struct config *c);
 void options_env_free(char **env);
+
+/* A box's environment without --clear-env, before --env: NAME=VALUE
+ * entries, NULL-terminated. */
+extern const char *const options_box_env[];
 
 #endif

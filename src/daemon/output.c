@@ -25,6 +25,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <linux/openat2.h>
+#include <sys/fsuid.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -83,14 +86,50 @@ static void output_set_dst(struct output_stream *st, int fd)
 	}
 }
 
+/* path for writing, never through a link at its name; with no_links
+ * through none at all (openat2, where the kernel has it). */
+static int output_open_as(const char *path, int no_links)
+{
+	struct open_how how = {.flags = O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_NOCTTY |
+					O_NOFOLLOW | O_CLOEXEC,
+			       .mode = 0644,
+			       .resolve = RESOLVE_NO_SYMLINKS};
+	int fd = -1;
+
+	if (no_links)
+		fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+	if (!no_links || (fd < 0 && errno == ENOSYS))
+		fd = open(path, (int)how.flags, (mode_t)how.mode);
+	return fd;
+}
+
 /* Open st->path. Returns 0 (open, or a FIFO without a reader yet: retry) or
  * -1 with errno. */
 static int output_open_path(struct output_stream *st)
 {
-	int fd = open(st->path, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
-		      0644);
 	struct stat sb;
+	int fd, saved;
 
+	/* As the program's user, not through a link at the name (one an
+	 * earlier run left there), and only what a stream may be. setfsuid
+	 * holds for this thread alone. */
+	if (st->gid != (gid_t)-1)
+		setfsgid(st->gid);
+	if (st->uid != (uid_t)-1)
+		setfsuid(st->uid);
+	fd = output_open_as(st->path, st->no_links);
+	saved = errno;
+	if (st->uid != (uid_t)-1)
+		setfsuid(geteuid());
+	if (st->gid != (gid_t)-1)
+		setfsgid(getegid());
+	errno = saved;
+	if (fd >= 0 && (fstat(fd, &sb) < 0 || S_ISDIR(sb.st_mode) || S_ISBLK(sb.st_mode) ||
+			S_ISSOCK(sb.st_mode))) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
 	if (fd >= 0) {
 		free(st->path);
 		st->path = NULL;
@@ -116,6 +155,9 @@ static int output_stream_open(struct output_stream *st, const struct output_dest
 	if (fcntl(st->src, F_SETFL, O_NONBLOCK) < 0)
 		return -1;
 	st->buf = xmalloc(OUTPUT_BUF);
+	st->uid = d->uid;
+	st->gid = d->gid;
+	st->no_links = d->no_links;
 	if (d->path) {
 		st->path = xstrdup(d->path);
 		if (output_open_path(st) < 0) {

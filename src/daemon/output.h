@@ -23,6 +23,12 @@
 struct output_dest {
 	const char *path;
 	int fd; /* used when path is NULL; proctord keeps its own copy */
+	/* path is opened with the rights of the program's user (setfsuid),
+	 * never root's: uid and gid, or (uid_t)-1 and (gid_t)-1 for
+	 * proctord's own. */
+	uid_t uid;
+	gid_t gid;
+	int no_links; /* through no symbolic link at all (a box's DIR is the program's) */
 };
 
 enum output_kind {
@@ -42,6 +48,9 @@ struct output_stream {
 	int dst;               /* -1 while not open */
 	enum output_kind kind;
 	char *path;            /* a FIFO still waiting for its reader */
+	uid_t uid;             /* whose rights path is opened with (output_dest) */
+	gid_t gid;
+	int no_links;
 	int open_err;          /* the destination cannot be opened: errno */
 	char *buf;
 	size_t off, len;       /* buf[off..len) is still to be written */

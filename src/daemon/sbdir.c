@@ -92,6 +92,17 @@ static char *sbdir_absolute(const char *path, const char *what, char *err, size_
 	return abs;
 }
 
+/* Directories whose links nobody trusts, whoever owns them (a box's DIR:
+ * the program's links are root's or proctord's uid's). */
+static int (*sbdir_guard)(void *ctx, int dirfd);
+static void *sbdir_guard_ctx;
+
+void sbdir_distrust_links(int (*in_reach)(void *ctx, int dirfd), void *ctx)
+{
+	sbdir_guard = in_reach;
+	sbdir_guard_ctx = ctx;
+}
+
 /* Whether the symbolic link name, in the directory dirfd (at where), may be
  * followed. Returns 0, or -1 with err. */
 static int sbdir_link_trusted(int dirfd, const char *where, const char *name, const char *what,
@@ -106,6 +117,13 @@ static int sbdir_link_trusted(int dirfd, const char *where, const char *name, co
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		snprintf(err, errlen, "%s: cannot stat %s%s%s: %s", what, where,
 			 strcmp(where, "/") ? "/" : "", name, strerror(errno));
+		return -1;
+	}
+	if (sbdir_guard && sbdir_guard(sbdir_guard_ctx, dirfd)) {
+		snprintf(err, errlen,
+			 "%s: %s%s%s is a symbolic link where the boxed program can write: "
+			 "refusing it",
+			 what, where, strcmp(where, "/") ? "/" : "", name);
 		return -1;
 	}
 	if (st.st_uid != 0 && st.st_uid != geteuid()) {
@@ -142,16 +160,56 @@ static int sbdir_next_name(const char *rest, size_t *off, char *name)
 	}
 }
 
+/* The directory fd (at where) on the way: none that another user could
+ * change. Returns 0, or -1 with err. */
+static int sbdir_check_dir(int fd, const char *where, const char *what, char *err, size_t errlen)
+{
+	const char *distrust;
+	struct stat st;
+	char why[300];
+
+	if (fstat(fd, &st) < 0) {
+		snprintf(err, errlen, "%s: cannot stat %s: %s", what, where, strerror(errno));
+		return -1;
+	}
+	distrust = sbdir_distrust(&st, why, sizeof why);
+	if (distrust) {
+		snprintf(err, errlen, "%s: %s %s; refusing it", what, where, distrust);
+		return -1;
+	}
+	return 0;
+}
+
+/* A trusted link's target (n bytes read into target) put in front of what
+ * is left of the path (*rest from *off). Returns 0, or -1 with err (too
+ * many links, a target too long). */
+static int sbdir_follow(char **rest, size_t *off, char *target, ssize_t n, int links,
+			const char *what, const char *where, const char *name, char *err,
+			size_t errlen)
+{
+	char *more;
+
+	if (links > SBDIR_MAX_LINKS || (size_t)n >= PATH_MAX) {
+		snprintf(err, errlen, "%s: %s/%s: %s", what, where, name, strerror(ELOOP));
+		return -1;
+	}
+	target[n] = '\0';
+	xasprintf(&more, "%s/%s", target, *rest + *off);
+	free(*rest);
+	*rest = more;
+	*off = 0;
+	return 0;
+}
+
 /* The directory path, opened after checking every directory from / to it
  * (what names path in messages). Returns a descriptor, or -1 with err. */
 static int sbdir_open_chain(const char *path, const char *what, int check_dirs, char *err,
 			    size_t errlen)
 {
-	char where[PATH_MAX + 1] = "/", why[300], name[NAME_MAX + 1], target[PATH_MAX];
+	char where[PATH_MAX + 1] = "/", name[NAME_MAX + 1], target[PATH_MAX];
 	char *rest;
 	size_t off = 0;
 	int fd, links = 0;
-	struct stat st;
 
 	rest = sbdir_absolute(path, what, err, errlen);
 	if (!rest)
@@ -162,20 +220,11 @@ static int sbdir_open_chain(const char *path, const char *what, int check_dirs, 
 		goto fail;
 	}
 	for (;;) {
-		const char *distrust;
 		ssize_t n;
 		int next, saved, got;
 
-		if (fstat(fd, &st) < 0) {
-			snprintf(err, errlen, "%s: cannot stat %s: %s", what, where,
-				 strerror(errno));
+		if (check_dirs && sbdir_check_dir(fd, where, what, err, errlen) < 0)
 			goto fail;
-		}
-		distrust = check_dirs ? sbdir_distrust(&st, why, sizeof why) : NULL;
-		if (distrust) {
-			snprintf(err, errlen, "%s: %s %s; refusing it", what, where, distrust);
-			goto fail;
-		}
 	again:
 		got = sbdir_next_name(rest, &off, name);
 		if (got == 0)
@@ -189,21 +238,13 @@ static int sbdir_open_chain(const char *path, const char *what, int check_dirs, 
 		saved = errno;
 		if (next < 0 && (saved == ELOOP || saved == ENOTDIR) &&
 		    (n = readlinkat(fd, name, target, sizeof target)) >= 0) {
-			char *more;
+			int absolute = n > 0 && target[0] == '/';
 
-			if (sbdir_link_trusted(fd, where, name, what, err, errlen) < 0)
+			if (sbdir_link_trusted(fd, where, name, what, err, errlen) < 0 ||
+			    sbdir_follow(&rest, &off, target, n, ++links, what, where, name, err,
+					 errlen) < 0)
 				goto fail;
-			if (++links > SBDIR_MAX_LINKS || (size_t)n >= sizeof target) {
-				snprintf(err, errlen, "%s: %s/%s: %s", what, where, name,
-					 strerror(ELOOP));
-				goto fail;
-			}
-			target[n] = '\0';
-			xasprintf(&more, "%s/%s", target, rest + off);
-			free(rest);
-			rest = more;
-			off = 0;
-			if (target[0] != '/')
+			if (!absolute)
 				goto again;
 			close(fd);
 			fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -471,4 +512,100 @@ void sbdir_close(struct sbdir *d)
 	free(d->name);
 	memset(d, 0, sizeof *d);
 	d->fd = d->parent_fd = -1;
+}
+
+/* The sandbox directory and every directory above it, up to /, by device
+ * and inode (a path would miss a directory reached by another name). */
+struct sbdir_chain {
+	struct stat *st;
+	size_t n;
+};
+
+/* The directory fd and those above it, following "..". Returns 0, or -1. */
+static int sbdir_chain_make(struct sbdir_chain *c, int fd)
+{
+	int cur = dup(fd);
+
+	c->st = NULL;
+	c->n = 0;
+	while (cur >= 0) {
+		int up;
+
+		c->st = xreallocarray(c->st, c->n + 1, sizeof *c->st);
+		if (fstat(cur, &c->st[c->n]) < 0)
+			break;
+		/* "/" is its own parent. */
+		if (c->n > 0 && c->st[c->n].st_dev == c->st[c->n - 1].st_dev &&
+		    c->st[c->n].st_ino == c->st[c->n - 1].st_ino) {
+			close(cur);
+			return 0;
+		}
+		c->n++;
+		up = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		close(cur);
+		cur = up;
+	}
+	if (cur >= 0)
+		close(cur);
+	free(c->st);
+	return -1;
+}
+
+/* Where st is in the chain: 0 the sandbox directory, 1 its parent, ...; or
+ * -1. */
+static ssize_t sbdir_chain_find(const struct sbdir_chain *c, const struct stat *st)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->st[i].st_dev == st->st_dev && c->st[i].st_ino == st->st_ino)
+			return (ssize_t)i;
+	return -1;
+}
+
+/* Whether what fd is (O_PATH, is_dir: a directory, else a file whose path,
+ * every link resolved, is real) is inside the sandbox directory. The
+ * directories above it are walked up to the first of the chain. */
+static int sbdir_holds(const struct sbdir_chain *c, int fd, int is_dir, const char *real)
+{
+	char parent[PATH_MAX];
+	struct stat st;
+	ssize_t at = -1;
+	int cur, up;
+
+	if (is_dir) {
+		cur = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	} else {
+		snprintf(parent, sizeof parent, "%s", real);
+		*strrchr(parent, '/') = '\0';
+		cur = open(parent[0] ? parent : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
+	/* Cannot be walked: say it is inside, rather than risk it. */
+	while (cur >= 0 && fstat(cur, &st) == 0 && (at = sbdir_chain_find(c, &st)) < 0) {
+		up = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		close(cur);
+		cur = up;
+	}
+	if (cur >= 0)
+		close(cur);
+	return at <= 0;
+}
+
+int sbdir_reached(const struct sbdir *d, const int *fds, const int *is_dir,
+		  const char *const *real, size_t n)
+{
+	struct sbdir_chain c;
+	struct stat st;
+	int found = -1;
+
+	if (sbdir_chain_make(&c, d->fd) < 0)
+		return -2;
+	for (size_t i = 0; i < n && found < 0; i++) {
+		if (fstat(fds[i], &st) < 0)
+			continue;
+		/* The sandbox directory, one above it, or one inside it. */
+		if ((is_dir[i] && sbdir_chain_find(&c, &st) >= 0) ||
+		    sbdir_holds(&c, fds[i], is_dir[i], real[i]))
+			found = (int)i;
+	}
+	free(c.st);
+	return found;
 }

@@ -30,4 +30,18 @@ void sbdir_close(struct sbdir *d);
  * with a message naming what in err. */
 int sbdir_open_links(const char *path, const char *what, char *err, size_t errlen);
 
+/* Whether a program that sees the files fds[0..n) (O_PATH; is_dir[i]: a
+ * directory, else a file whose path, every link resolved, is real[i]) can
+ * reach the sandbox directory: one of them is it, holds it, or is inside
+ * it, by device and inode. Returns the first such i, -1 for none, or -2
+ * if it cannot be told. */
+int sbdir_reached(const struct sbdir *d, const int *fds, const int *is_dir,
+		  const char *const *real, size_t n);
+
+/* From now on, a symbolic link in a directory for which in_reach(ctx,
+ * dirfd) says 1 is refused on any walk (sbdir_open_links): the box's DIR and
+ * read-write binds, where the program makes links as root's or proctord's
+ * uid. NULL: none. */
+void sbdir_distrust_links(int (*in_reach)(void *ctx, int dirfd), void *ctx);
+
 #endif

@@ -16,22 +16,29 @@
 // tree with it, whatever the program does to its own parent-death signal.
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/capability.h>
+#include <linux/openat2.h>
+#include <linux/keyctl.h>
 #include <linux/sched.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdnoreturn.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/fsuid.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "spawn.h"
+#include "title.h"
 
 struct spawn_msg {
 	int stage;
@@ -45,6 +52,9 @@ static int spawn_cloned_into;
 /* The init's lines for its own uid_map and gid_map (a new user namespace),
  * made before the clone: the child may not use stdio. */
 static char spawn_uid_map[32], spawn_gid_map[32];
+/* The init's uid 0 is not proctord's (SPAWN_PIDNS_USER_ROOT): it waits for
+ * proctord to write its maps, then takes uid and gid 0 there. */
+static int spawn_root_mapped;
 
 static void spawn_report(int fd, enum spawn_stage stage, int err, const char *what)
 {
@@ -67,8 +77,62 @@ static void spawn_report(int fd, enum spawn_stage stage, int err, const char *wh
 	_exit(127);
 }
 
+/* A stream's file: never through a symbolic link at its name (one that an
+ * earlier run left in DIR would lead anywhere), in a box through none at
+ * all (RESOLVE_NO_SYMLINKS: every directory on the way could be the
+ * program's), and only a regular file, a FIFO or a character device. The
+ * caller has taken the program's identity for it (spawn_child_open_stdio).
+ * Returns the descriptor, or -1 with errno. */
+static int spawn_child_open_how(const char *path, int in_box, const struct open_how *how)
+{
+	int fd = -1;
+
+	if (in_box)
+		fd = (int)syscall(SYS_openat2, AT_FDCWD, path, how, sizeof *how);
+	if (!in_box || (fd < 0 && errno == ENOSYS))
+		fd = open(path, (int)how->flags, (mode_t)how->mode);
+	return fd;
+}
+
+/* In a box, first without blocking: a FIFO where the program could have
+ * made it (reached: DIR, a read-write bind) is refused at once, since
+ * nothing would ever open its other end; elsewhere (the judge's own) it is
+ * opened again to wait for its peer, as outside a box. */
+static int spawn_child_open_path(const char *path, int flags, int in_box, int reached)
+{
+	struct open_how how = {.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY),
+			       .mode = flags & O_CREAT ? 0644 : 0,
+			       .resolve = RESOLVE_NO_SYMLINKS};
+	struct open_how first = how;
+	struct stat st;
+	int fd;
+
+	first.flags |= in_box ? O_NONBLOCK : 0;
+	fd = spawn_child_open_how(path, in_box, &first);
+	if (in_box && (fd >= 0 ? fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) : errno == ENXIO)) {
+		if (fd >= 0)
+			close(fd);
+		if (reached) {
+			errno = ENXIO;
+			return -1;
+		}
+		fd = spawn_child_open_how(path, in_box, &how);
+	} else if (fd >= 0 && in_box && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
+		close(fd);
+		return -1;
+	}
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
 static void spawn_child_stdio(int errfd, int target, const char *path, int fd, int err,
-			      int null_stdio, enum spawn_stage stage)
+			      int null_stdio, int in_box, int reached, enum spawn_stage stage)
 {
 	int flags = target == 0 ? O_RDONLY : O_WRONLY | O_CREAT | O_TRUNC;
 
@@ -86,7 +150,7 @@ static void spawn_child_stdio(int errfd, int target, const char *path, int fd, i
 			return; /* inherit proctord's */
 		path = "/dev/null";
 	}
-	fd = open(path, flags | O_CLOEXEC | O_NOCTTY, 0644);
+	fd = spawn_child_open_path(path, flags, in_box, reached);
 	if (fd < 0)
 		spawn_report(errfd, stage, errno, path);
 	if (fd == target) {
@@ -115,7 +179,7 @@ static void spawn_child_limits(int errfd, const struct limits *l, uint64_t nproc
 {
 	/* Outside a user namespace of its own it would count every process
 	 * of the uid on the host. */
-	if (nproc && spawn_uid_map[0])
+	if (nproc && (spawn_uid_map[0] || spawn_root_mapped))
 		spawn_child_rlimit(errfd, RLIMIT_NPROC, nproc, nproc, "RLIMIT_NPROC");
 	/* No core files: a crashing submission must not fill the disk. */
 	spawn_child_rlimit(errfd, RLIMIT_CORE, 0, 0, "RLIMIT_CORE");
@@ -255,8 +319,11 @@ static void spawn_child_drop_caps(int errfd)
 }
 
 /* Standard input, output and error: the caller's paths and descriptors. */
-static void spawn_child_open_stdio(const struct spawn_config *c, int errfd)
+static void spawn_child_open_stdio(const struct spawn_config *c, int errfd, int in_box)
 {
+	const struct isolate none_isolate = {0};
+	const struct isolate *iso = c->isolate ? c->isolate : &none_isolate;
+
 	if (c->null_stdio) {
 		/* Let go of the caller's descriptors before opening anything that
 		 * may block (a FIFO with no peer): $(proctord --daemonize ...)
@@ -268,12 +335,30 @@ static void spawn_child_open_stdio(const struct spawn_config *c, int errfd)
 		if (null > 2)
 			close(null);
 	}
-	/* As root, before the identity changes: the files are the caller's. */
-	spawn_child_stdio(errfd, 0, c->stdin_path, c->stdin_fd, 0, c->null_stdio, STAGE_STDIN);
+	/* In a box, with the rights of the user who runs the program, never
+	 * more: root opening a name in DIR, which that user writes, would read
+	 * or overwrite whatever a link there points to. Root's groups go
+	 * first (setgroups is done again with the ids). Before the box hides
+	 * the host's paths, hence not as the program itself yet. */
+	if (!in_box)
+		iso = &none_isolate;
+	if ((iso->set_uid || iso->set_gid) && setgroups(0, NULL) < 0)
+		spawn_report(errfd, STAGE_SETUP, errno, "setgroups");
+	if (iso->set_gid)
+		setfsgid(iso->gid);
+	if (iso->set_uid)
+		setfsuid(iso->uid);
+	spawn_child_stdio(errfd, 0, c->stdin_path, c->stdin_fd, 0, c->null_stdio, in_box,
+			  c->stdio_reached[0], STAGE_STDIN);
 	spawn_child_stdio(errfd, 1, c->stdout_path, c->stdout_fd, c->stdout_err, c->null_stdio,
-			  STAGE_STDOUT);
+			  in_box, c->stdio_reached[1], STAGE_STDOUT);
 	spawn_child_stdio(errfd, 2, c->stderr_path, c->stderr_fd, c->stderr_err, c->null_stdio,
-			  STAGE_STDERR);
+			  in_box, c->stdio_reached[2], STAGE_STDERR);
+	/* Back to root's rights for what is left to set up (the box). */
+	if (iso->set_uid)
+		setfsuid(0);
+	if (iso->set_gid)
+		setfsgid(0);
 }
 
 /* parent: proctord's pid, or 1 (the init) in a PID namespace; joined: the
@@ -310,7 +395,12 @@ static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent, i
 	const char *what = NULL;
 	int in_box = joined && c->box && c->box->active;
 
-	if (joined && spawn_uid_map[0])
+	/* uid 0 of a user namespace would get the namespace's capabilities
+	 * back at execve: its bounding set goes first, while the init's
+	 * capabilities there still allow it. */
+	if (joined && spawn_root_mapped)
+		spawn_child_drop_bounding(errfd);
+	if (joined && (spawn_uid_map[0] || spawn_root_mapped))
 		spawn_child_userns_caps(errfd);
 
 	spawn_child_prepare(c, errfd, !joined, keep, sizeof keep / sizeof keep[0]);
@@ -337,7 +427,7 @@ static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent, i
 
 	/* In a box the init opened them, on the host's paths. */
 	if (!in_box)
-		spawn_child_open_stdio(c, errfd);
+		spawn_child_open_stdio(c, errfd, 0);
 
 	/* Namespaces need CAP_SYS_ADMIN: before the identity changes. A box
 	 * has its own already. */
@@ -356,11 +446,11 @@ static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent, i
 	/* A box does not hold a program with root's capabilities (it could
 	 * remount, or open the host's files by handle): the bounding set is
 	 * emptied while that is still allowed, the rest after the ids. */
-	if (in_box && !spawn_uid_map[0])
+	if (in_box && !spawn_uid_map[0] && !spawn_root_mapped)
 		spawn_child_drop_bounding(errfd);
 	if (isolate_child_ids(iso, &what) < 0)
 		spawn_report(errfd, STAGE_SETUP, errno, what);
-	if (in_box && !spawn_uid_map[0])
+	if (in_box && !spawn_uid_map[0] && !spawn_root_mapped)
 		spawn_child_drop_caps(errfd);
 	/* A change of identity clears the parent-death signal: set it again,
 	 * and check again that proctord is still there. */
@@ -389,22 +479,34 @@ static void spawn_init_write(int errfd, const char *path, const char *line)
 /* PID 1 of the program's namespace: dies with proctord, starts the program,
  * reaps the orphans, and reports the program's end on statusfd. Its exit
  * makes the kernel kill what is left in the namespace. */
-static void spawn_init(const struct spawn_config *c, int errfd, int statusfd, int parent_pidfd)
+/* SPAWN_PIDNS_USER_ROOT: proctord writes the maps, then a byte on syncfd;
+ * the init then takes the namespace's uid and gid 0 (the host's nobody)
+ * and leaves root's supplementary groups behind. Until then it is the
+ * host's root with no name in the namespace. */
+static void spawn_init_root_mapped(int errfd, int syncfd)
 {
-	const struct isolate none_isolate = {0};
-	const struct isolate *iso = c->isolate ? c->isolate : &none_isolate;
-	int keep[6 + BOX_MAX_FDS] = {errfd, statusfd, c->stdin_fd, c->stdout_fd, c->stderr_fd,
-				     c->filter ? c->filter_sock : -1};
-	size_t n_keep = 6;
-	int in_box = c->box && c->box->active;
-	struct spawn_status st;
-	const char *what = NULL;
-	pid_t prog;
-	int null;
+	char byte;
+	ssize_t n;
 
-	/* SIGKILL when proctord dies: the one thing the program cannot undo. A
-	 * pidfd of proctord closes the race with a death before the prctl
-	 * (getppid says 0 across the namespace boundary). */
+	do
+		n = read(syncfd, &byte, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		_exit(127); /* proctord could not map it, and says so */
+	close(syncfd);
+	if (setgroups(0, NULL) < 0)
+		spawn_report(errfd, STAGE_SETUP, errno, "setgroups (user namespace)");
+	if (setresgid(0, 0, 0) < 0)
+		spawn_report(errfd, STAGE_SETUP, errno, "setresgid (user namespace)");
+	if (setresuid(0, 0, 0) < 0)
+		spawn_report(errfd, STAGE_SETUP, errno, "setresuid (user namespace)");
+}
+
+/* SIGKILL when proctord dies: the one thing the program cannot undo. A
+ * pidfd of proctord closes the race with a death before the prctl (getppid
+ * says 0 across the namespace boundary). */
+static void spawn_init_deathsig(int errfd, int parent_pidfd)
+{
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		spawn_report(errfd, STAGE_SETUP, errno, "PR_SET_PDEATHSIG");
 	if (parent_pidfd >= 0) {
@@ -414,6 +516,60 @@ static void spawn_init(const struct spawn_config *c, int errfd, int statusfd, in
 			_exit(127);
 		close(parent_pidfd);
 	}
+}
+
+/* The init once the program is started: nothing of proctord's or the
+ * caller's stays open (the pipes of the output, the FIFOs' readers and
+ * $(...) see their EOF when the program closes its copies); it reaps every
+ * orphan, and the program's end goes to statusfd. Its exit makes the
+ * kernel kill what is left. */
+static noreturn void spawn_init_reap(int errfd, int statusfd, pid_t prog)
+{
+	struct spawn_status st;
+	int null;
+
+	close(errfd);
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+	}
+	spawn_child_close_except(&statusfd, 1);
+	memset(&st, 0, sizeof st);
+	for (;;) {
+		pid_t pid = wait4(-1, &st.wstatus, __WALL, &st.ru);
+
+		if (pid == prog)
+			break;
+		if (pid < 0 && errno != EINTR)
+			_exit(127); /* no program any more: cannot happen */
+	}
+	/* Under PIPE_BUF: one write. */
+	if (write(statusfd, &st, sizeof st) < 0)
+		_exit(127);
+	_exit(0);
+}
+
+static void spawn_init(const struct spawn_config *c, int errfd, int statusfd, int parent_pidfd,
+		       int syncfd)
+{
+	const struct isolate none_isolate = {0};
+	const struct isolate *iso = c->isolate ? c->isolate : &none_isolate;
+	int keep[6 + BOX_MAX_FDS] = {errfd, statusfd, c->stdin_fd, c->stdout_fd, c->stderr_fd,
+				     c->filter ? c->filter_sock : -1};
+	size_t n_keep = 6;
+	int in_box = c->box && c->box->active;
+	const char *what = NULL;
+	pid_t prog;
+
+	/* First: a change of identity would clear the parent-death signal.
+	 * proctord's death before the go-ahead ends the wait (EOF). */
+	if (syncfd >= 0)
+		spawn_init_root_mapped(errfd, syncfd);
+	spawn_init_deathsig(errfd, parent_pidfd);
+	/* The program sees it as /proc/1: not proctord's command line. */
+	title_init_process();
 	/* Unprivileged: a user namespace that maps proctord's user to itself,
 	 * so that the program keeps its identity (and no root inside). */
 	if (spawn_uid_map[0]) {
@@ -432,9 +588,13 @@ static void spawn_init(const struct spawn_config *c, int errfd, int statusfd, in
 	if (isolate_child_session(iso, &what) < 0)
 		spawn_report(errfd, STAGE_SETUP, errno, what);
 	/* The program's stdio is on the host's paths: opened before the box
-	 * hides them, and inherited. */
+	 * hides them, and inherited. The caller's session key ring stays
+	 * behind: a fresh anonymous one, which the program inherits (and
+	 * cannot use: the box's filter denies keyctl). */
 	if (in_box) {
-		spawn_child_open_stdio(c, errfd);
+		if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != ENOSYS)
+			spawn_report(errfd, STAGE_SETUP, errno, "keyctl(KEYCTL_JOIN_SESSION_KEYRING)");
+		spawn_child_open_stdio(c, errfd, 1);
 		if (box_child_enter(c->box, &what) < 0)
 			spawn_report(errfd, STAGE_SETUP, errno, what);
 	}
@@ -447,31 +607,7 @@ static void spawn_init(const struct spawn_config *c, int errfd, int statusfd, in
 		spawn_child(c, errfd, 1, 1);
 		_exit(127);
 	}
-	/* Nothing of proctord's or the caller's stays open here: the pipes of
-	 * the output, the FIFOs' readers and $(...) see their EOF when the
-	 * program closes its copies. */
-	close(errfd);
-	null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (null >= 0) {
-		dup2(null, 0);
-		dup2(null, 1);
-		dup2(null, 2);
-	}
-	spawn_child_close_except(&statusfd, 1);
-
-	memset(&st, 0, sizeof st);
-	for (;;) {
-		pid_t pid = wait4(-1, &st.wstatus, __WALL, &st.ru);
-
-		if (pid == prog)
-			break;
-		if (pid < 0 && errno != EINTR)
-			_exit(127); /* no program any more: cannot happen */
-	}
-	/* Under PIPE_BUF: one write. */
-	if (write(statusfd, &st, sizeof st) < 0)
-		_exit(127);
-	_exit(0);
+	spawn_init_reap(errfd, statusfd, prog);
 }
 
 void spawn_config_init(struct spawn_config *c)
@@ -554,7 +690,7 @@ static long spawn_fork_pidns(int *pidfd)
 
 static uint64_t spawn_ns_flags(enum spawn_pidns ns)
 {
-	return ns == SPAWN_PIDNS_USER ? CLONE_NEWUSER | CLONE_NEWPID
+	return ns == SPAWN_PIDNS_USER || ns == SPAWN_PIDNS_USER_ROOT ? CLONE_NEWUSER | CLONE_NEWPID
 	       : ns == SPAWN_PIDNS    ? CLONE_NEWPID
 				      : 0;
 }
@@ -592,28 +728,123 @@ int spawn_pidns_probe(enum spawn_pidns ns)
 	return 0;
 }
 
-int spawn_start(const struct spawn_config *c, struct spawn_child *out)
-{
-	int pipefd[2], statusfd[2] = {-1, -1}, pidfd = -1, parent_pidfd = -1;
-	pid_t parent = getpid();
-	enum spawn_pidns ns = c->pidns;
-	long pid;
+/* The descriptors of one start: the set-up error pipe, the init's status
+ * pipe, proctord's pidfd for the init, the maps' go-ahead. -1 where unused. */
+struct spawn_fds {
+	int err[2], status[2], parent_pidfd, sync[2];
+};
 
-	out->pidns_err = 0;
-	if (pipe2(pipefd, O_CLOEXEC) < 0)
+static void spawn_fds_close(struct spawn_fds *f)
+{
+	int *fds[] = {&f->err[0],    &f->err[1], &f->status[0], &f->status[1],
+		      &f->parent_pidfd, &f->sync[0], &f->sync[1]};
+	int saved = errno;
+
+	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+	errno = saved;
+}
+
+static int spawn_fds_open(struct spawn_fds *f, enum spawn_pidns ns, pid_t parent)
+{
+	*f = (struct spawn_fds){{-1, -1}, {-1, -1}, -1, {-1, -1}};
+	if (pipe2(f->err, O_CLOEXEC) < 0)
 		return -1;
 	if (ns != SPAWN_PIDNS_NONE) {
-		if (pipe2(statusfd, O_CLOEXEC) < 0) {
-			int saved = errno;
-
-			close(pipefd[0]);
-			close(pipefd[1]);
-			errno = saved;
-			return -1;
-		}
+		if (pipe2(f->status, O_CLOEXEC) < 0)
+			goto fail;
 		/* The init polls it: proctord gone before its prctl. */
-		parent_pidfd = (int)syscall(SYS_pidfd_open, parent, 0);
+		f->parent_pidfd = (int)syscall(SYS_pidfd_open, parent, 0);
 	}
+	if (ns == SPAWN_PIDNS_USER_ROOT && pipe2(f->sync, O_CLOEXEC) < 0)
+		goto fail;
+	return 0;
+fail:
+	spawn_fds_close(f);
+	return -1;
+}
+
+/* Write /proc/PID/FILE. Returns 0, or -1 with errno. */
+static int spawn_write_proc(pid_t pid, const char *file, const char *line)
+{
+	char path[64];
+	size_t len = strlen(line);
+	int fd, r, saved;
+
+	snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	r = write(fd, line, len) == (ssize_t)len ? 0 : -1;
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return r;
+}
+
+/* SPAWN_PIDNS_USER_ROOT, proctord's side: uid and gid 0 of the init's
+ * namespace are the host's map_uid and map_gid (root writes any map), then
+ * the go-ahead. Returns 0, or -1 with errno (the init then ends). */
+static int spawn_map_root(const struct spawn_config *c, pid_t pid, int syncfd)
+{
+	char uid_map[32], gid_map[32];
+
+	snprintf(uid_map, sizeof uid_map, "0 %u 1", (unsigned)c->map_uid);
+	snprintf(gid_map, sizeof gid_map, "0 %u 1", (unsigned)c->map_gid);
+	if (spawn_write_proc(pid, "uid_map", uid_map) < 0 ||
+	    spawn_write_proc(pid, "gid_map", gid_map) < 0)
+		return -1;
+	return write(syncfd, "1", 1) == 1 ? 0 : -1;
+}
+
+/* The clone, with its fall backs: no clone3 (root's PID namespace through
+ * unshare; root's mapped one becomes a plain one, as the caller is told),
+ * no namespace at all where none is required. *ns says what was made. */
+static long spawn_clone_ns(const struct spawn_config *c, enum spawn_pidns *ns, int *pidfd,
+			   struct spawn_child *out, struct spawn_fds *f)
+{
+	long pid = spawn_clone(c, spawn_ns_flags(*ns), pidfd);
+
+	if (pid < 0 && errno == ENOSYS && *ns == SPAWN_PIDNS_USER_ROOT) {
+		out->root_map_err = ENOSYS;
+		*ns = SPAWN_PIDNS;
+		spawn_root_mapped = 0;
+	}
+	if (pid < 0 && errno == ENOSYS && *ns == SPAWN_PIDNS)
+		pid = spawn_fork_pidns(pidfd);
+	if (pid >= 0 || *ns == SPAWN_PIDNS_NONE || errno == EAGAIN || errno == ENOMEM)
+		return pid;
+	/* No namespace here (a container, a kernel without them, user
+	 * namespaces disabled): the program is proctord's child, as the
+	 * caller is told. */
+	out->pidns_err = errno;
+	if (c->pidns_required)
+		return -1;
+	spawn_fds_close(f);
+	if (pipe2(f->err, O_CLOEXEC) < 0)
+		return -1;
+	*ns = SPAWN_PIDNS_NONE;
+	spawn_uid_map[0] = spawn_gid_map[0] = '\0';
+	spawn_root_mapped = 0;
+	if (c->pidns_fallback && c->pidns_fallback(c->pidns_fallback_ctx) < 0)
+		return -1;
+	return spawn_clone(c, 0, pidfd);
+}
+
+int spawn_start(const struct spawn_config *c, struct spawn_child *out)
+{
+	pid_t parent = getpid();
+	enum spawn_pidns ns = c->pidns;
+	struct spawn_fds f;
+	int pidfd = -1;
+	long pid;
+
+	out->pidns_err = out->root_map_err = 0;
+	if (spawn_fds_open(&f, ns, parent) < 0)
+		return -1;
 	spawn_uid_map[0] = spawn_gid_map[0] = '\0';
 	if (ns == SPAWN_PIDNS_USER) {
 		snprintf(spawn_uid_map, sizeof spawn_uid_map, "%u %u 1", (unsigned)geteuid(),
@@ -621,67 +852,47 @@ int spawn_start(const struct spawn_config *c, struct spawn_child *out)
 		snprintf(spawn_gid_map, sizeof spawn_gid_map, "%u %u 1", (unsigned)getegid(),
 			 (unsigned)getegid());
 	}
-	pid = spawn_clone(c, spawn_ns_flags(ns), &pidfd);
-	if (pid < 0 && errno == ENOSYS && ns == SPAWN_PIDNS)
-		pid = spawn_fork_pidns(&pidfd);
-	if (pid < 0 && ns != SPAWN_PIDNS_NONE && errno != EAGAIN && errno != ENOMEM) {
-		/* No namespace here (a container, a kernel without them, user
-		 * namespaces disabled): the program is proctord's child, as
-		 * the caller is told. */
-		out->pidns_err = errno;
-		if (!c->pidns_required) {
-			close(statusfd[0]);
-			close(statusfd[1]);
-			statusfd[0] = statusfd[1] = -1;
-			if (parent_pidfd >= 0)
-				close(parent_pidfd);
-			parent_pidfd = -1;
-			ns = SPAWN_PIDNS_NONE;
-			spawn_uid_map[0] = spawn_gid_map[0] = '\0';
-			if (c->pidns_fallback && c->pidns_fallback(c->pidns_fallback_ctx) < 0)
-				pid = -1;
-			else
-				pid = spawn_clone(c, 0, &pidfd);
-		}
-	}
+	spawn_root_mapped = ns == SPAWN_PIDNS_USER_ROOT;
+	pid = spawn_clone_ns(c, &ns, &pidfd, out, &f);
 	if (pid < 0) {
-		int saved = errno;
-
-		close(pipefd[0]);
-		close(pipefd[1]);
-		if (statusfd[0] >= 0) {
-			close(statusfd[0]);
-			close(statusfd[1]);
-		}
-		if (parent_pidfd >= 0)
-			close(parent_pidfd);
-		errno = saved;
+		spawn_fds_close(&f);
 		return -1;
 	}
 	if (pid == 0) {
-		close(pipefd[0]);
+		close(f.err[0]);
+		if (f.sync[1] >= 0)
+			close(f.sync[1]);
 		if (ns != SPAWN_PIDNS_NONE) {
-			close(statusfd[0]);
-			spawn_init(c, pipefd[1], statusfd[1], parent_pidfd);
+			close(f.status[0]);
+			spawn_init(c, f.err[1], f.status[1], f.parent_pidfd,
+				   spawn_root_mapped ? f.sync[0] : -1);
 		}
-		spawn_child(c, pipefd[1], parent, 0);
+		spawn_child(c, f.err[1], parent, 0);
 		_exit(127);
 	}
-	close(pipefd[1]);
-	if (parent_pidfd >= 0)
-		close(parent_pidfd);
-	if (statusfd[1] >= 0) {
-		close(statusfd[1]);
-		fcntl(statusfd[0], F_SETFL, O_NONBLOCK);
+	if (spawn_root_mapped && spawn_map_root(c, (pid_t)pid, f.sync[1]) < 0) {
+		int saved = errno;
+
+		kill((pid_t)pid, SIGKILL);
+		waitpid((pid_t)pid, NULL, __WALL);
+		if (pidfd >= 0)
+			close(pidfd);
+		spawn_fds_close(&f);
+		errno = saved;
+		return -1;
 	}
-	fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
-	if (pidfd >= 0)
-		fcntl(pidfd, F_SETFD, FD_CLOEXEC);
 	out->pid = (pid_t)pid;
 	out->pidfd = pidfd;
-	out->errfd = pipefd[0];
-	out->statusfd = statusfd[0];
+	out->errfd = f.err[0];
+	out->statusfd = f.status[0];
 	out->pidns = ns;
+	f.err[0] = f.status[0] = -1;
+	spawn_fds_close(&f);
+	if (out->statusfd >= 0)
+		fcntl(out->statusfd, F_SETFL, O_NONBLOCK);
+	fcntl(out->errfd, F_SETFL, O_NONBLOCK);
+	if (pidfd >= 0)
+		fcntl(pidfd, F_SETFD, FD_CLOEXEC);
 	return 0;
 }
 

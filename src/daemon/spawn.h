@@ -21,6 +21,10 @@ enum spawn_pidns {
 	SPAWN_PIDNS_NONE,
 	SPAWN_PIDNS,
 	SPAWN_PIDNS_USER,
+	/* Root's box without --user: a user namespace whose uid and gid 0
+	 * are map_uid and map_gid of the host (nobody's), which proctord
+	 * writes; so nothing the program makes or touches is root's. */
+	SPAWN_PIDNS_USER_ROOT,
 };
 
 struct spawn_config {
@@ -36,6 +40,9 @@ struct spawn_config {
 	 * errno: the child reports it as "failed stdout" or "failed stderr". */
 	int stdout_err, stderr_err;
 	int null_stdio;
+	/* In a box: the path of stdin, stdout, stderr lies where the program
+	 * could have made it (box_reaches): a FIFO there is refused. */
+	int stdio_reached[3];
 	const char *chdir;
 	const struct limits *limits;
 	/* RLIMIT_NPROC of the program, set only where it runs in a user
@@ -69,6 +76,8 @@ struct spawn_config {
 	 * A box needs the PID namespace (pidns_required). */
 	const struct box *box;
 	enum spawn_pidns pidns; /* asked for (spawn_pidns_wanted) */
+	uid_t map_uid;          /* SPAWN_PIDNS_USER_ROOT: the host's ids of uid and gid 0 */
+	gid_t map_gid;
 	int pidns_required;     /* no namespace is an error, not a fall back to none */
 	/* Called before the program is started without the namespace asked
 	 * for (the fall back), while no process of the sandbox exists yet:
@@ -91,6 +100,9 @@ struct spawn_child {
 	int statusfd;
 	enum spawn_pidns pidns; /* what it got */
 	int pidns_err;          /* why the namespace asked for was not made, or 0 */
+	/* SPAWN_PIDNS_USER_ROOT was asked for, a plain PID namespace made
+	 * (uid 0 is the host's): why (ENOSYS: no clone3, as under valgrind). */
+	int root_map_err;
 };
 
 /* The program's end, from the init: its wait status and its rusage (with

@@ -20,7 +20,6 @@
 #include "options.h"
 #include "startup.h"
 #include "supervise.h"
-#include "wiring.h"
 
 void startup_signals_block(int how)
 {
@@ -72,7 +71,8 @@ static void daemonize_forward(int sig)
  * daemon (pid) is ready, print the directory it sends, and exit; a set-up
  * failure is the daemon's exit code, its message already on the shared
  * stderr. */
-static noreturn void daemonize_caller(pid_t pid, int fd, struct options *o, char **env)
+static noreturn void daemonize_caller(pid_t pid, int fd, struct options *o, char **env,
+				       void (*disown)(void))
 {
 	char buf[4096] = {0};
 	size_t got = 0;
@@ -80,7 +80,7 @@ static noreturn void daemonize_caller(pid_t pid, int fd, struct options *o, char
 	int st;
 
 	/* The daemon owns the cgroups and the report now. */
-	wiring_disown();
+	disown();
 	/* A signal to this side during the set-up (pending ones included: the
 	 * daemon did not inherit them) is meant for proctord: the daemon gets
 	 * it, ends the sandbox, and its exit status is ours. */
@@ -128,7 +128,7 @@ static noreturn void daemonize_caller(pid_t pid, int fd, struct options *o, char
 
 /* --daemonize: fork; the caller's side is daemonize_caller. Returns the
  * write end of the readiness pipe in the daemon. */
-int startup_daemonize(struct options *o, char **env)
+int startup_daemonize(struct options *o, char **env, void (*disown)(void))
 {
 	int p[2];
 	pid_t pid;
@@ -140,7 +140,7 @@ int startup_daemonize(struct options *o, char **env)
 		log_fatal(EXIT_SETUP, "fork");
 	if (pid > 0) {
 		close(p[1]);
-		daemonize_caller(pid, p[0], o, env);
+		daemonize_caller(pid, p[0], o, env, disown);
 	}
 	close(p[0]);
 	if (setsid() < 0)

@@ -16,9 +16,10 @@ void startup_stdio(void);
 void startup_signals_block(int how);
 /* The loop is over and the clean-up begins: ignore those signals. */
 void startup_signals_ignore(void);
-/* --daemonize: fork; the caller's side waits for the daemon's readiness and
- * exits. Returns the write end of the readiness pipe in the daemon. */
-int startup_daemonize(struct options *o, char **env);
+/* --daemonize: fork; the caller's side calls disown (what the daemon owns
+ * now, the caller's exit must not undo), waits for the daemon's readiness
+ * and exits. Returns the write end of the readiness pipe in the daemon. */
+int startup_daemonize(struct options *o, char **env, void (*disown)(void));
 /* proctord as a supervisor: SIGPIPE ignored, the subreaper of the
  * program's orphans. Returns the caller's nice value, which the program
  * gets back. Exits on failure. */

@@ -520,7 +520,8 @@ static void supervise_final_delivered(struct supervisor *s)
  * the output is delivered: the report (-> FINAL), one byte on the
  * descriptor, then -> DONE, as a terminating wait's answer would.
  *
- * The FIFOs compose answers from the state and change nothing; an answer
+ * The FIFOs compose answers from the state and change nothing of it (the
+ * figures they take update only the measurement's own records); an answer
  * that must see fresh state asks for it first with an event: answer (a
  * wait) reaps, so that a program that has just ended is seen as ended;
  * final (the terminating wait, once supervise_ready says it may be

@@ -34,6 +34,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -63,6 +64,9 @@ const char *const sysfilter_denied[] = {
 
 /* The rules on arguments, as --check and the documentation describe them. */
 const char *const sysfilter_denied_args[] = {
+	"ioctl(TIOCSTI, TIOCLINUX)",
+	"a set-user-ID or set-group-ID mode in chmod, fchmod, fchmodat, open, openat, creat, "
+	"mknod, mknodat (EPERM; openat2 and fchmodat2 fail with ENOSYS)",
 	"socket(AF_VSOCK)",
 	"clone(CLONE_NEW*)",
 	"personality(ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC, MMAP_PAGE_ZERO, "
@@ -78,17 +82,48 @@ static const unsigned long clone_ns_flags[] = {
 	CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWCGROUP,
 };
 
+/* What every box denies, with or without --seccomp: the key rings (a key a
+ * program adds to its user key ring would be there for the next box of the
+ * same user) and the ioctls that type into a terminal or reconfigure the
+ * console. */
+static const char *const sysfilter_box_denied[] = {
+	"keyctl", "add_key", "request_key",
+	/* New namespaces and mounts: a user namespace of its own would let
+	 * uid 0 of the host mount cgroup v1 there (the host's hierarchies),
+	 * and anybody mount what the box does not show. */
+	"unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "move_mount",
+	"open_tree", "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr", NULL,
+};
+/* Calls whose arguments are in memory, where a filter cannot read a mode:
+ * ENOSYS, so that a program falls back to the calls it can read (open,
+ * read, write). */
+static const char *const sysfilter_mode_blind[] = {"openat2", "fchmodat2", NULL};
+/* io_uring opens files with a mode too (in --seccomp's list already). */
+static const char *const sysfilter_box_nosys[] = {"io_uring_setup", NULL};
+const char *const sysfilter_box_summary =
+	"keyctl, add_key, request_key, unshare, setns, clone(CLONE_NEW*), the mount calls, "
+	"ioctl(TIOCSTI, TIOCLINUX) and a set-user-ID or set-group-ID mode (chmod, open, "
+	"mknod...) fail with EPERM; clone3, openat2, io_uring_setup, fchmodat2 with ENOSYS";
+
+/* The calls that take a file mode, and which argument it is. */
+static const struct {
+	const char *name;
+	unsigned arg;
+} sysfilter_mode_calls[] = {
+	{"chmod", 1}, {"fchmod", 1}, {"fchmodat", 2}, {"open", 2},    {"openat", 3},
+	{"creat", 1}, {"mknod", 1},  {"mknodat", 2},
+};
+
 static const uint32_t personality_flags[] = {
 	ADDR_NO_RANDOMIZE, MMAP_PAGE_ZERO, ADDR_COMPAT_LAYOUT, READ_IMPLIES_EXEC,
 	ADDR_LIMIT_32BIT, ADDR_LIMIT_3GB,
 };
 
-static int sysfilter_rules(scmp_filter_ctx ctx, uint32_t action, char *err, size_t errlen)
+static int sysfilter_deny(scmp_filter_ctx ctx, uint32_t action, const char *const *names,
+			  char *err, size_t errlen)
 {
-	int rc;
-
-	for (const char *const *n = sysfilter_denied; *n; n++) {
-		int nr = seccomp_syscall_resolve_name(*n);
+	for (const char *const *n = names; *n; n++) {
+		int nr = seccomp_syscall_resolve_name(*n), rc;
 
 		/* A call this architecture does not have cannot be made. */
 		if (nr == __NR_SCMP_ERROR)
@@ -100,8 +135,84 @@ static int sysfilter_rules(scmp_filter_ctx ctx, uint32_t action, char *err, size
 			return -1;
 		}
 	}
+	return 0;
+}
+
+/* TIOCSTI pushes input into a terminal, TIOCLINUX into the console's
+ * selection: either types commands into the caller's shell. The kernel
+ * reads ioctl's request as 32 bits: so does the comparison, or high bits
+ * set would walk around it. Returns libseccomp's code. */
+static int sysfilter_tty_rules(scmp_filter_ctx ctx, uint32_t action)
+{
+	int rc = seccomp_rule_add(ctx, action, SCMP_SYS(ioctl), 1,
+				  SCMP_A1_32(SCMP_CMP_EQ, (uint32_t)TIOCSTI, 0));
+
+	if (rc == 0)
+		rc = seccomp_rule_add(ctx, action, SCMP_SYS(ioctl), 1,
+				      SCMP_A1_32(SCMP_CMP_EQ, (uint32_t)TIOCLINUX, 0));
+	return rc;
+}
+
+/* No set-user-ID or set-group-ID file can be made: DIR is the host's, and
+ * such a copy of a shell there (uid 0's, in a box run as root) would be run
+ * by a host user while the box runs, before proctord strips what is left.
+ * Always EPERM, never a kill: "cp -p" and "install -m" meet it. The modes
+ * are compared as 32 bits; the kernel reads 16 (umode_t), and both bits
+ * are low. Returns libseccomp's code. */
+static int sysfilter_setid_rules(scmp_filter_ctx ctx)
+{
+	static const uint32_t bits[] = {S_ISUID, S_ISGID};
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < sizeof sysfilter_mode_calls / sizeof sysfilter_mode_calls[0];
+	     i++) {
+		int nr = seccomp_syscall_resolve_name(sysfilter_mode_calls[i].name);
+		unsigned arg = sysfilter_mode_calls[i].arg;
+
+		if (nr == __NR_SCMP_ERROR)
+			continue;
+		for (size_t b = 0; rc == 0 && b < sizeof bits / sizeof bits[0]; b++) {
+			struct scmp_arg_cmp cmp = {.arg = arg,
+						   .op = SCMP_CMP_MASKED_EQ,
+						   .datum_a = bits[b],
+						   .datum_b = bits[b]};
+
+			rc = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1, &cmp);
+		}
+	}
+	return rc;
+}
+
+/* clone(2) with a namespace flag; clone3(2) fails with ENOSYS. Returns
+ * libseccomp's code. */
+static int sysfilter_clone_rules(scmp_filter_ctx ctx, uint32_t action)
+{
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < sizeof clone_ns_flags / sizeof clone_ns_flags[0]; i++)
+		rc = seccomp_rule_add(ctx, action, SCMP_SYS(clone), 1,
+				      SCMP_A0_64(SCMP_CMP_MASKED_EQ, clone_ns_flags[i],
+						 clone_ns_flags[i]));
+	if (rc == 0)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+	return rc;
+}
+
+static int sysfilter_rules(scmp_filter_ctx ctx, uint32_t action, char *err, size_t errlen)
+{
+	int rc;
+
+	if (sysfilter_deny(ctx, action, sysfilter_denied, err, errlen) < 0)
+		return -1;
+	if (sysfilter_deny(ctx, SCMP_ACT_ERRNO(ENOSYS), sysfilter_mode_blind, err, errlen) < 0)
+		return -1;
+	rc = sysfilter_tty_rules(ctx, action);
+	if (rc == 0)
+		rc = sysfilter_setid_rules(ctx);
 	/* AF_VSOCK reaches the hypervisor and other virtual machines. */
-	rc = seccomp_rule_add(ctx, action, SCMP_SYS(socket), 1, SCMP_A0_32(SCMP_CMP_EQ, AF_VSOCK, 0));
+	if (rc == 0)
+		rc = seccomp_rule_add(ctx, action, SCMP_SYS(socket), 1,
+				      SCMP_A0_32(SCMP_CMP_EQ, AF_VSOCK, 0));
 	/* personality(): the flags that turn off address space randomisation
 	 * or make data executable. One comparison per rule (libseccomp takes
 	 * no two on one argument), so bit 31, which no personality has, tells
@@ -110,12 +221,8 @@ static int sysfilter_rules(scmp_filter_ctx ctx, uint32_t action, char *err, size
 		rc = seccomp_rule_add(ctx, action, SCMP_SYS(personality), 1,
 				      SCMP_A0_32(SCMP_CMP_MASKED_EQ, personality_flags[i] | 0x80000000u,
 						 personality_flags[i]));
-	for (size_t i = 0; rc == 0 && i < sizeof clone_ns_flags / sizeof clone_ns_flags[0]; i++)
-		rc = seccomp_rule_add(ctx, action, SCMP_SYS(clone), 1,
-				      SCMP_A0_64(SCMP_CMP_MASKED_EQ, clone_ns_flags[i],
-						 clone_ns_flags[i]));
 	if (rc == 0)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+		rc = sysfilter_clone_rules(ctx, action);
 	if (rc < 0) {
 		snprintf(err, errlen, "seccomp: cannot add the argument rules: %s", strerror(-rc));
 		return -1;
@@ -123,44 +230,32 @@ static int sysfilter_rules(scmp_filter_ctx ctx, uint32_t action, char *err, size
 	return 0;
 }
 
-int sysfilter_build(struct sysfilter *f, int eperm, int deny_affinity, char *err, size_t errlen)
+/* A filter that allows what it is not told to deny, for this architecture
+ * only: a 64-bit program that switches to the 32-bit entry points (int
+ * 0x80) would otherwise walk around the list. Such a call ends the process
+ * with SIGSYS. NULL, said in err. */
+static scmp_filter_ctx sysfilter_new(char *err, size_t errlen)
 {
-	scmp_filter_ctx ctx;
-	uint32_t action = eperm ? SCMP_ACT_ERRNO(EPERM) : SCMP_ACT_NOTIFY;
-	off_t size;
-	int fd = -1, rc = -1;
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 
-	memset(f, 0, sizeof *f);
-	ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx) {
 		snprintf(err, errlen, "seccomp: cannot create a filter");
-		return -1;
+		return NULL;
 	}
-	/* Only this architecture's calls: a 64-bit program that switches to
-	 * the 32-bit entry points (int 0x80) would otherwise walk around the
-	 * list. Such a call ends the process with SIGSYS. */
 	if (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS) < 0) {
 		snprintf(err, errlen, "seccomp: this kernel cannot kill a whole process (Linux 4.14)");
-		goto out;
+		seccomp_release(ctx);
+		return NULL;
 	}
-	if (!eperm && seccomp_api_get() < 6) {
-		/* API level 6: user notifications and their listener (Linux 5.5
-		 * with libseccomp 2.5). */
-		snprintf(err, errlen,
-			 "seccomp: this kernel or libseccomp cannot report a denied call to "
-			 "proctord (needs Linux 5.5, libseccomp 2.5); --seccomp-errno makes "
-			 "denied calls fail with EPERM instead");
-		goto out;
-	}
-	if (sysfilter_rules(ctx, action, err, errlen) < 0)
-		goto out;
-	/* --cpuset held by affinity alone: the program must not widen it. A
-	 * plain EPERM, never a kill: runtimes call it to spread threads. */
-	if (deny_affinity &&
-	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(sched_setaffinity), 0) < 0) {
-		snprintf(err, errlen, "seccomp: cannot add the rule for sched_setaffinity");
-		goto out;
-	}
+	return ctx;
+}
+
+/* The BPF program of ctx into f. Returns 0, or -1 said in err. */
+static int sysfilter_export(scmp_filter_ctx ctx, struct sysfilter *f, char *err, size_t errlen)
+{
+	off_t size;
+	int fd, rc = -1;
+
 	/* libseccomp 2.5 exports to a descriptor only: through a memfd. */
 	fd = memfd_create("proctor-seccomp", MFD_CLOEXEC);
 	if (fd < 0 || seccomp_export_bpf(ctx, fd) < 0 || (size = lseek(fd, 0, SEEK_END)) < 0) {
@@ -180,11 +275,74 @@ int sysfilter_build(struct sysfilter *f, int eperm, int deny_affinity, char *err
 		goto out;
 	}
 	f->len = (unsigned short)(size / (off_t)sizeof(struct sock_filter));
-	f->notify = !eperm;
 	rc = 0;
 out:
 	if (fd >= 0)
 		close(fd);
+	return rc;
+}
+
+int sysfilter_build_box(struct sysfilter *f, char *err, size_t errlen)
+{
+	scmp_filter_ctx ctx;
+	int rc = -1;
+
+	memset(f, 0, sizeof *f);
+	ctx = sysfilter_new(err, errlen);
+	if (!ctx)
+		return -1;
+	if (sysfilter_deny(ctx, SCMP_ACT_ERRNO(EPERM), sysfilter_box_denied, err, errlen) < 0 ||
+	    sysfilter_deny(ctx, SCMP_ACT_ERRNO(ENOSYS), sysfilter_box_nosys, err, errlen) < 0 ||
+	    sysfilter_deny(ctx, SCMP_ACT_ERRNO(ENOSYS), sysfilter_mode_blind, err, errlen) < 0)
+		goto out;
+	if (sysfilter_tty_rules(ctx, SCMP_ACT_ERRNO(EPERM)) < 0 || sysfilter_setid_rules(ctx) < 0 ||
+	    sysfilter_clone_rules(ctx, SCMP_ACT_ERRNO(EPERM)) < 0) {
+		snprintf(err, errlen, "seccomp: cannot add the rules on arguments");
+		goto out;
+	}
+	rc = sysfilter_export(ctx, f, err, errlen);
+	/* A kernel without seccomp (or valgrind, which lacks it): the box
+	 * goes on without this filter, which only narrows what it already
+	 * holds. */
+	f->optional = 1;
+out:
+	seccomp_release(ctx);
+	return rc;
+}
+
+int sysfilter_build(struct sysfilter *f, int eperm, int deny_affinity, char *err, size_t errlen)
+{
+	scmp_filter_ctx ctx;
+	uint32_t action = eperm ? SCMP_ACT_ERRNO(EPERM) : SCMP_ACT_NOTIFY;
+	int rc = -1;
+
+	memset(f, 0, sizeof *f);
+	ctx = sysfilter_new(err, errlen);
+	if (!ctx)
+		return -1;
+	if (!eperm && seccomp_api_get() < 6) {
+		/* API level 6: user notifications and their listener (Linux 5.5
+		 * with libseccomp 2.5). */
+		snprintf(err, errlen,
+			 "seccomp: this kernel or libseccomp cannot report a denied call to "
+			 "proctord (needs Linux 5.5, libseccomp 2.5); --seccomp-errno makes "
+			 "denied calls fail with EPERM instead");
+		goto out;
+	}
+	if (sysfilter_rules(ctx, action, err, errlen) < 0)
+		goto out;
+	/* --cpuset held by affinity alone: the program must not widen it. A
+	 * plain EPERM, never a kill: runtimes call it to spread threads. */
+	if (deny_affinity &&
+	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(sched_setaffinity), 0) < 0) {
+		snprintf(err, errlen, "seccomp: cannot add the rule for sched_setaffinity");
+		goto out;
+	}
+	if (sysfilter_export(ctx, f, err, errlen) == 0) {
+		f->notify = !eperm;
+		rc = 0;
+	}
+out:
 	seccomp_release(ctx);
 	return rc;
 }
@@ -228,7 +386,7 @@ int sysfilter_child_load(const struct sysfilter *f, int sock, const char **what)
 	listener = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 			   f->notify ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0, &prog);
 	if (listener < 0)
-		return -1;
+		return f->optional && errno == ENOSYS ? 0 : -1;
 	if (!f->notify)
 		return 0;
 	/* Without its listener in proctord, a denied call would fail with

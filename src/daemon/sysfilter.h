@@ -11,6 +11,7 @@ struct sysfilter {
 	void *insns;          /* struct sock_filter[] */
 	unsigned short len;
 	int notify;           /* denied calls go to proctord, which kills the tree */
+	int optional;         /* a kernel without seccomp(2) loads none (the box's own) */
 };
 
 /* The deny list, NULL-terminated: calls denied whatever their arguments
@@ -23,6 +24,11 @@ extern const char *const sysfilter_denied_args[];
  * program as "killed syscall: NAME"), or with eperm fail with EPERM.
  * Returns 0, or -1 with a one-line reason in err. */
 int sysfilter_build(struct sysfilter *f, int eperm, int deny_affinity, char *err, size_t errlen);
+/* The filter of a box without --seccomp: the key ring calls and the
+ * terminal-typing ioctls fail with EPERM (sysfilter_box_summary says so for
+ * --check); everything else is allowed. Returns 0, or -1 said in err. */
+int sysfilter_build_box(struct sysfilter *f, char *err, size_t errlen);
+extern const char *const sysfilter_box_summary;
 void sysfilter_free(struct sysfilter *f);
 
 /* Child side, after everything else that needs privileges is done: install

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: ISC
+// proctord's process title, and the command line its PID namespace's init shows.
 #include <limits.h>
 #include <string.h>
 #include <unistd.h>
@@ -9,6 +10,10 @@
 /* Without title_init (the unit tests), nothing is set: libbsd would warn. */
 static int title_on;
 static char title_dir[PATH_MAX];
+/* Where the kernel reads /proc/PID/cmdline from: the arguments' text as
+ * exec laid it out, one block. */
+static char *title_args;
+static size_t title_args_len;
 
 void title_init(int argc, char **argv)
 {
@@ -18,6 +23,10 @@ void title_init(int argc, char **argv)
 	 * is cut. */
 	static char *no_env[] = {NULL};
 
+	if (argc > 0 && argv[0]) {
+		title_args = argv[0];
+		title_args_len = (size_t)(argv[argc - 1] + strlen(argv[argc - 1]) + 1 - argv[0]);
+	}
 	setproctitle_init(argc, argv, no_env);
 	title_on = 1;
 }
@@ -41,4 +50,14 @@ void title_outcome(const struct outcome *o, const struct limits *l)
 	/* The head only: the text is for the answers. */
 	line[strcspn(line, ":")] = '\0';
 	setproctitle("%s: %s", title_dir, line);
+}
+
+void title_init_process(void)
+{
+	static const char name[] = "proctor-init";
+
+	if (!title_args || !title_args_len)
+		return;
+	memset(title_args, 0, title_args_len);
+	memcpy(title_args, name, sizeof name <= title_args_len ? sizeof name - 1 : title_args_len - 1);
 }

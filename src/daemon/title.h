@@ -14,5 +14,10 @@ void title_init(int argc, char **argv);
 void title_running(const char *dir, const char *program);
 /* The verdict is known (or has changed): its head. */
 void title_outcome(const struct outcome *o, const struct limits *l);
+/* In the init of the program's PID namespace, which the program can see at
+ * /proc/1: its command line becomes "proctor-init", nothing of the host's
+ * paths (the sandbox directory, DIR, the binds). Memory writes only: the
+ * init calls it between clone and execve. */
+void title_init_process(void);
 
 #endif

@@ -42,13 +42,17 @@ static void remove_cgroup_at_exit(void)
 
 /* The --report file, opened before the program starts: its temporary file
  * is removed at any exit of this process; NULL once handed over. */
-static struct report_file report, *exit_report;
+/* --report FILE, then --report-fd N; n_reports of them are open. */
+static struct report_file reports[2];
+static size_t n_reports;
+static int exit_report;
 
 static void remove_report_at_exit(void)
 {
 	if (exit_report)
-		report_file_close(exit_report);
-	exit_report = NULL;
+		for (size_t i = 0; i < n_reports; i++)
+			report_file_close(&reports[i]);
+	exit_report = 0;
 }
 
 /* path is /dev/fd/N (or /proc/self/fd/N) and N an open descriptor that
@@ -166,17 +170,23 @@ static void write_report(void *ctx)
 		rf.src_kill = cgroup_role_source(f->cg, CG_ROLE_FREEZE, src_kill, sizeof src_kill);
 
 	text = report_json_text(&rf);
-	if (!text)
-		snprintf(err, sizeof err, "cannot build the JSON report");
-	if (!text || report_file_write(&report, text, err, sizeof err) < 0) {
-		/* After daemonizing, stderr is /dev/null: the exit code
-		 * is what says the report is missing. */
-		log_warnx("report: %s", err);
-		f->failed = 1;
+	/* Each on its own: a FILE that the program spoiled (a directory put
+	 * in its place in DIR) does not keep the report from --report-fd,
+	 * whence proctor run takes its verdict. */
+	for (size_t i = 0; i < n_reports; i++) {
+		if (!text)
+			snprintf(err, sizeof err, "cannot build the JSON report");
+		if (!text || report_file_write(&reports[i], text, err, sizeof err) < 0) {
+			/* After daemonizing, stderr is /dev/null: the exit code
+			 * is what says the report is missing. */
+			log_warnx("report: %s", err);
+			f->failed = 1;
+		}
+		report_file_close(&reports[i]);
 	}
 	free(text);
-	report_file_close(&report);
-	exit_report = NULL;
+	n_reports = 0;
+	exit_report = 0;
 }
 
 /* Opened now: a report that cannot be written is found before the program
@@ -192,10 +202,35 @@ static void wiring_report_open(const struct options *o)
 			   "--report %s: with --daemonize, standard output "
 			   "carries the directory only; give a file",
 			   o->cfg.report);
-	if (report_file_open(&report, o->cfg.report, err, sizeof err) < 0)
+	if (report_file_open(&reports[n_reports], o->cfg.report, err, sizeof err) < 0)
 		log_fatalx(EXIT_USAGE, "--report %s", err);
-	exit_report = &report;
-	atexit(remove_report_at_exit);
+	n_reports++;
+}
+
+/* --report-fd N: an inherited descriptor, written in place. */
+static void wiring_report_fd_open(const struct options *o)
+{
+	char err[3 * PATH_MAX], *path;
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(o->report_fd, &end, 10);
+	if (errno || end == o->report_fd || *end || n < 3 || n > INT_MAX)
+		log_fatalx(EXIT_USAGE, "--report-fd %s: not a descriptor number from 3 up",
+			   o->report_fd);
+	xasprintf(&path, "/dev/fd/%ld", n);
+	if (report_file_open(&reports[n_reports], path, err, sizeof err) < 0)
+		log_fatalx(EXIT_USAGE, "--report-fd %s", err);
+	free(path);
+	/* Not the child's: only proctord's copy stays open. */
+	close((int)n);
+	n_reports++;
+}
+
+static int wiring_box_reach(void *ctx, int dirfd)
+{
+	return box_reaches_fd(ctx, dirfd);
 }
 
 void wiring_prepare(struct sandbox *sb, struct options *o)
@@ -219,6 +254,10 @@ void wiring_prepare(struct sandbox *sb, struct options *o)
 		log_fatalx(EXIT_USAGE, "%s", err);
 	sb->iso.unshare_net |= sb->box.active && !sb->box.share_net;
 	sb->iso.unshare_ipc |= sb->box.active;
+	/* The program's links in DIR are root's or ours: --report's and
+	 * --dir's walks follow none there. */
+	if (sb->box.active)
+		sbdir_distrust_links(wiring_box_reach, &sb->box);
 	/* Before anything else opens a descriptor (the cgroups do): /dev/fd/N
 	 * is the caller's. */
 	sb->in_fd = inherited_fd(o->cfg.stdin_path);
@@ -229,6 +268,12 @@ void wiring_prepare(struct sandbox *sb, struct options *o)
 	/* After those: /dev/fd/N is the caller's. */
 	if (o->cfg.report)
 		wiring_report_open(o);
+	if (o->report_fd)
+		wiring_report_fd_open(o);
+	if (n_reports) {
+		exit_report = 1;
+		atexit(remove_report_at_exit);
+	}
 }
 
 void wiring_prepare_free(struct sandbox *sb)
@@ -283,7 +328,9 @@ int wiring_cgroups(struct sandbox *sb)
 	/* No pids cgroup: a non-root proctord's program runs in a user
 	 * namespace of its own, where RLIMIT_NPROC counts only its tree. */
 	sb->nproc = cgroup_pids_by_rlimit(&sb->cg, &c->limits, sb->box.active,
-					  spawn_pidns_wanted() == SPAWN_PIDNS_USER);
+					  spawn_pidns_wanted() == SPAWN_PIDNS_USER ||
+						  isolate_box_root(&sb->iso, sb->box.active, &(uid_t){0},
+								   &(gid_t){0}));
 	/* A limit that is asked for and not enforced must never pass silently. */
 	sb->cpu_blind = wiring_cpu_blind(sb, err, sizeof err);
 	if (sb->cpu_blind)
@@ -309,7 +356,7 @@ void wiring_cgroups_remove(struct sandbox *sb)
 void wiring_disown(void)
 {
 	exit_cgroup = NULL;
-	exit_report = NULL;
+	exit_report = 0;
 }
 
 void wiring_serve(struct sandbox *sb)
@@ -328,6 +375,10 @@ void wiring_serve(struct sandbox *sb)
 			  "under many runnable threads");
 	if (sbdir_open(&sb->dir, o->cfg.dir, o->cfg.dir_mode, err, sizeof err) < 0)
 		log_fatalx(EXIT_SETUP, "%s", err);
+	if (box_check_apart(&sb->box, &sb->dir, err, sizeof err) < 0) {
+		sbdir_close(&sb->dir);
+		log_fatalx(EXIT_SETUP, "%s", err);
+	}
 	if (fifo_open(&sb->fifo, sb->loop, sb->dir.fd, sb->dir.path, &supervise_fifo_ops, &sb->sv,
 		      err, sizeof err) < 0) {
 		sbdir_close(&sb->dir);
@@ -366,6 +417,9 @@ static void wiring_spawn_config(struct sandbox *sb)
 	sc->stdout_fd = sb->out_fd;
 	sc->stderr_fd = sb->err_fd;
 	sc->null_stdio = o->daemonize;
+	sc->stdio_reached[0] = o->cfg.stdin_path && box_reaches(&sb->box, o->cfg.stdin_path);
+	sc->stdio_reached[1] = o->cfg.stdout_path && box_reaches(&sb->box, o->cfg.stdout_path);
+	sc->stdio_reached[2] = o->cfg.stderr_path && box_reaches(&sb->box, o->cfg.stderr_path);
 	sc->chdir = o->cfg.chdir ? o->cfg.chdir : sb->box.active ? "/box" : NULL;
 	sc->limits = &o->cfg.limits;
 	sc->nice = sb->nice_value;
@@ -379,7 +433,13 @@ static void wiring_spawn_config(struct sandbox *sb)
 		cpuset_mask(&o->cfg.limits.cpuset, &sb->affinity);
 		sc->affinity = &sb->affinity;
 	}
-	sc->isolate = &sb->iso;
+	sc->pidns = spawn_pidns_wanted();
+	sb->child_iso = sb->iso;
+	if (isolate_box_root(&sb->iso, sb->box.active, &sc->map_uid, &sc->map_gid)) {
+		sc->pidns = SPAWN_PIDNS_USER_ROOT;
+		sb->child_iso.set_uid = sb->child_iso.set_gid = 0;
+	}
+	sc->isolate = &sb->child_iso;
 	sc->tty_foreground = startup_tty_handover(o, &sb->iso);
 }
 
@@ -396,6 +456,15 @@ static void wiring_output(struct sandbox *sb)
 
 	for (int i = 0; i < 2; i++) {
 		d[i].fd = given[i] >= 0 ? given[i] : own[i];
+		/* In a box, as its user (spawn.c: spawn_child_open_stdio),
+		 * the host's for a mapped uid 0, through no link at all. */
+		d[i].uid = sc->pidns == SPAWN_PIDNS_USER_ROOT	   ? sc->map_uid
+			   : sb->box.active && sb->iso.set_uid ? sb->iso.uid
+							       : (uid_t)-1;
+		d[i].gid = sc->pidns == SPAWN_PIDNS_USER_ROOT	   ? sc->map_gid
+			   : sb->box.active && sb->iso.set_gid ? sb->iso.gid
+							       : (gid_t)-1;
+		d[i].no_links = sb->box.active;
 		d[i].path = given[i] >= 0  ? NULL
 			    : paths[i]	   ? paths[i]
 			    : o->daemonize ? "/dev/null"
@@ -438,6 +507,20 @@ static void wiring_filter(struct sandbox *sb)
 	sb->sc.filter_sock = sb->filter_sv[1];
 }
 
+/* A box without --seccomp still denies the key rings and the terminal
+ * ioctls (sysfilter_build_box): failing with EPERM, no listener. */
+static void wiring_box_filter(struct sandbox *sb)
+{
+	char err[256];
+
+	if (sysfilter_build_box(&sb->filter, err, sizeof err) < 0) {
+		fifo_close(&sb->fifo);
+		sbdir_close(&sb->dir);
+		log_fatalx(EXIT_SETUP, "--box: %s", err);
+	}
+	sb->sc.filter = &sb->filter;
+}
+
 /* Start the program; the caller's descriptors and the filter's socket are
  * then the program's alone. */
 static void wiring_spawn(struct sandbox *sb)
@@ -445,7 +528,6 @@ static void wiring_spawn(struct sandbox *sb)
 	struct spawn_config *sc = &sb->sc;
 	int fds[3] = {sb->in_fd, sb->out_fd, sb->err_fd};
 
-	sc->pidns = spawn_pidns_wanted();
 	sc->pidns_required = sb->o->cfg.strict || sb->box.active;
 	sc->box = &sb->box;
 	sc->pidns_fallback = pids_without_init;
@@ -472,13 +554,19 @@ static void wiring_spawn(struct sandbox *sb)
 	if (sb->box.active && boxstrip_keep(&sb->strip, &sb->box) < 0)
 		log_warn("warning: --box: cannot keep the box's directory for the end");
 	box_free(&sb->box);
+	sbdir_distrust_links(NULL, NULL);
 	if (sb->child.pidns_err)
 		log_warnx("warning: cannot make a PID namespace for the program (%s): it may "
 			  "outlive proctord if it clears its parent-death signal",
 			  strerror(sb->child.pidns_err));
+	if (sb->child.root_map_err)
+		log_warnx("warning: --box: no user namespace for uid 0 (%s): the program runs as "
+			  "the host's uid 0, without capabilities; give --user",
+			  strerror(sb->child.root_map_err));
 	/* Without its user namespace, RLIMIT_NPROC was not set (it would have
 	 * counted the uid's every process on the host). */
-	if (sb->child.pidns != SPAWN_PIDNS_USER && sb->cg.pids_nproc) {
+	if (sb->child.pidns != SPAWN_PIDNS_USER && sb->child.pidns != SPAWN_PIDNS_USER_ROOT &&
+	    sb->cg.pids_nproc) {
 		sb->cg.pids_nproc = 0;
 		log_warnx("warning: pids cannot be honoured: no pids cgroup, and no user "
 			  "namespace for RLIMIT_NPROC (%s)",
@@ -500,6 +588,8 @@ void wiring_start(struct sandbox *sb)
 		wiring_output(sb);
 	if (sb->o->cfg.seccomp)
 		wiring_filter(sb);
+	else if (sb->box.active)
+		wiring_box_filter(sb);
 	wiring_spawn(sb);
 }
 
@@ -535,7 +625,7 @@ int wiring_supervise(struct sandbox *sb)
 	sb->fin = (struct finish_ctx){
 	    &o->cfg, &sb->sv, &sb->cg, sb->out, &sb->iso, 0, sb->child.pidns != SPAWN_PIDNS_NONE,
 	    sb->cpu_blind};
-	if (o->cfg.report) {
+	if (n_reports) {
 		sb->sv.finished = write_report;
 		sb->sv.finished_ctx = &sb->fin;
 	}

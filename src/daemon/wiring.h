@@ -41,6 +41,9 @@ struct sandbox {
 	struct options *o;
 	/* wiring_prepare */
 	struct isolate iso;
+	/* What the program's child does of iso: without the ids where the
+	 * init took uid and gid 0 of a mapped user namespace already. */
+	struct isolate child_iso;
 	struct box box;
 	struct boxstrip strip; /* DIR and the read-write binds, for the end */
 	struct sysfilter filter;

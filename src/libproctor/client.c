@@ -18,6 +18,11 @@
 // taken means that no proctord is alive there. That is how a call notices a
 // proctord that died under it (polled while the answer is awaited), and how
 // the terminating wait returns only once proctord has cleaned up.
+//
+// A call that fails with PROCTOR_ESYSTEM keeps the errno of the failed
+// system call, per thread, for proctor_strerror: the caller's errno may have
+// changed by the time it asks (a close, a printf), and a value read then
+// would describe something else.
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -38,6 +43,18 @@ _Static_assert((int)PROCTOR_RUNNING == HEAD_RUNNING && (int)PROCTOR_EXITED == HE
 		       (int)PROCTOR_SIGNALED == HEAD_SIGNALED && (int)PROCTOR_KILLED == HEAD_KILLED &&
 		       (int)PROCTOR_FAILED == HEAD_FAILED && (int)PROCTOR_INVALID == HEAD_INVALID,
 	       "enum proctor_kind follows enum proto_head");
+
+/* The errno of this thread's last call that failed with PROCTOR_ESYSTEM;
+ * 0 once a call has failed otherwise or succeeded. */
+static _Thread_local int client_errno;
+
+/* PROCTOR_ESYSTEM, with errno kept: call it before anything that may change
+ * errno (a close). */
+static int client_system(void)
+{
+	client_errno = errno;
+	return PROCTOR_ESYSTEM;
+}
 
 static int64_t client_now_ms(void)
 {
@@ -98,7 +115,7 @@ static int client_lock(const char *dir, int64_t deadline, int *lockfd)
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ? PROCTOR_ENOSANDBOX
-									      : PROCTOR_ESYSTEM;
+									      : client_system();
 	{
 		struct stat st;
 
@@ -109,8 +126,10 @@ static int client_lock(const char *dir, int64_t deadline, int *lockfd)
 	}
 	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		if (errno != EWOULDBLOCK && errno != EINTR) {
+			int rc = client_system();
+
 			close(fd);
-			return PROCTOR_ESYSTEM;
+			return rc;
 		}
 		if (client_left(deadline) == 0) {
 			close(fd);
@@ -138,15 +157,17 @@ static int client_request(const char *dir, int terminate, int64_t deadline)
 	if (fd < 0)
 		return errno == ENXIO ? PROCTOR_EGONE
 		       : errno == ENOENT ? PROCTOR_ENOSANDBOX
-					 : PROCTOR_ESYSTEM;
+					 : client_system();
 	for (;;) {
 		ssize_t n = write(fd, req, 2);
 
 		if (n == 2)
 			break;
 		if (n < 0 && errno != EAGAIN && errno != EINTR) {
+			int rc = errno == EPIPE ? PROCTOR_EGONE : client_system();
+
 			close(fd);
-			return errno == EPIPE ? PROCTOR_EGONE : PROCTOR_ESYSTEM;
+			return rc;
 		}
 		/* A full FIFO: proctord is not reading. Wait, but not forever. */
 		if (client_left(deadline) == 0) {
@@ -163,6 +184,17 @@ static int client_request(const char *dir, int terminate, int64_t deadline)
  * is checked again. */
 #define CLIENT_ALIVE_CHECK_MS 20
 
+/* Read and drop what fd (non-blocking) holds now. */
+static void client_discard(int fd)
+{
+	char buf[512];
+	ssize_t n;
+
+	do
+		n = read(fd, buf, sizeof buf);
+	while (n > 0 || (n < 0 && errno == EINTR));
+}
+
 /* The status FIFO, open for reading (non-blocking: never waits) in *fdp. */
 static int client_status_open(const char *dir, int *fdp)
 {
@@ -173,11 +205,15 @@ static int client_status_open(const char *dir, int *fdp)
 	snprintf(path, sizeof path, "%s/status", dir);
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
-		return errno == ENOENT ? PROCTOR_ENOSANDBOX : PROCTOR_ESYSTEM;
+		return errno == ENOENT ? PROCTOR_ENOSANDBOX : client_system();
 	if (fstat(fd, &st) < 0 || !S_ISFIFO(st.st_mode)) {
 		close(fd);
 		return PROCTOR_ENOSANDBOX;
 	}
+	/* Our request is not written yet: what the pipe holds is not our
+	 * answer, but what an earlier reader left unread (it opened status
+	 * and never read it all). Read as ours, it would spoil our answer. */
+	client_discard(fd);
 	*fdp = fd;
 	return PROCTOR_OK;
 }
@@ -202,8 +238,10 @@ static int client_answer(int fd, int dirfd, int64_t deadline, int stop_fd, char 
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
+			int rc = client_system();
+
 			close(fd);
-			return PROCTOR_ESYSTEM;
+			return rc;
 		}
 		if (r == 0 && (gone || left == 0)) {
 			close(fd);
@@ -231,8 +269,10 @@ static int client_answer(int fd, int dirfd, int64_t deadline, int stop_fd, char 
 		if (n == 0 && (seen_data || (pfds[0].revents & POLLHUP)))
 			break; /* the writer closed: end of the answer */
 		if (n < 0 && errno != EAGAIN && errno != EINTR) {
+			int rc = client_system();
+
 			close(fd);
-			return PROCTOR_ESYSTEM;
+			return rc;
 		}
 	}
 	close(fd);
@@ -253,6 +293,7 @@ int proctor_wait_fd(const char *dir, int terminate, int timeout_ms, int stop_fd,
 	size_t len = 0;
 	int lockfd = -1, statusfd = -1, dirfd, rc;
 
+	client_errno = 0;
 	/* For proctord's lifetime lock. A directory we may not read (mode
 	 * 0711, say) still serves calls, without that check. */
 	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
@@ -383,6 +424,9 @@ int proctor_parse(const char *answer, size_t len, struct proctor_result *res)
 	return PROCTOR_OK;
 }
 
+/* proctor_strerror's text for PROCTOR_ESYSTEM, per thread. */
+static _Thread_local char client_errbuf[128];
+
 const char *proctor_strerror(int err)
 {
 	switch (err) {
@@ -399,7 +443,11 @@ const char *proctor_strerror(int err)
 	case PROCTOR_EMALFORMED:
 		return "malformed answer";
 	case PROCTOR_ESYSTEM:
-		return strerror(errno);
+		/* The failed call's, not errno now; strerror_r (GNU): strerror
+		 * may share its buffer between threads. */
+		if (client_errno == 0)
+			return "a system call failed";
+		return strerror_r(client_errno, client_errbuf, sizeof client_errbuf);
 	default:
 		return "unknown error";
 	}

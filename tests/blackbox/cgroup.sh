@@ -186,7 +186,7 @@ main=$(main_of "$sb")
 stale=$(cgroups_of "$main" | grep '/proctor-[0-9.]*$')
 diag "the program $main is in: $stale"
 check "the program is in cgroups of its own" test -n "$stale"
-kill -KILL "$(pd_pid "$sb")"
+pd_kill "$(pd_pid "$sb")"
 check "the program dies with proctord (its PID namespace's init dies with proctord)" wait_for "$T_OP" pid_gone "$main"
 check "...and so do the setsid descendants" lock_free "$T/killed.lock"
 check "...its cgroups stay behind" test -d "$(head -n 1 <<<"$stale")"

@@ -54,7 +54,7 @@ check_re "...saying there is no sandbox" "no sandbox" "$out"
 sb2="$T/killed"
 pd_start --dir "$sb2" -- sleep 100
 pid=$(pd_pid "$sb2")
-kill -KILL "$pid"
+pd_kill "$pid"
 wait_for 5 sh -c "! kill -0 $pid 2>/dev/null"
 out=$(timeout "$T_OP" "$PROCTOR" wait --timeout 2 "$sb2" 2>&1)
 check_eq "a wait on a sandbox whose proctord was killed exits 1 at once" 1 "$?"

@@ -65,7 +65,7 @@ if skip_unless "$nobody_ok" "not root, or no user nobody with a group" 7 "--user
 	pd_start --dir "$sb" --user nobody -- sleep 60
 	pd=$(pd_pid "$sb")
 	prog=$(pgrep -P "$pd" sleep)
-	kill -KILL "$pd"
+	pd_kill "$pd"
 	wait_for 5 pid_gone "$prog"
 	check "--user nobody: a program whose proctord is killed dies with it" pid_gone "$prog"
 	rm -rf "$sb"

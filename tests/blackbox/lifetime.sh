@@ -59,7 +59,7 @@ escape_case() {
 	check_eq "[$name] proctord says nothing about a PID namespace" "" \
 		"$(grep -i 'pid namespace' "$PD_ERR")"
 	pid=$(pd_pid "$u/$name")
-	kill -KILL "$pid"
+	pd_kill "$pid"
 	check "[$name] SIGKILL to proctord: no process of the tree is left within 5 s" \
 		wait_for 5 lock_free_now "$u/$name.lock"
 	kill_escapees

@@ -92,8 +92,10 @@ if [ "$(id -u)" != 0 ]; then
 elif ! command -v strace >/dev/null; then
 	skip "v1 cgroups are joined through tasks" "no strace"
 elif ! { timeout 60 strace -f -y -e trace=write -o "$T/joins" "$PROCTORD" --dir "$T/boxv1" \
-	--cgroup v1 -- true >/dev/null 2>"$T/errv1" &
-	wait_for "$T_OP" test -p "$T/boxv1/wait"
+	--cgroup v1 -- touch "$T/v1.ran" >/dev/null 2>"$T/errv1" &
+	# The FIFOs come before the program: a stop at once could end the
+	# sandbox before its program joined (seen under valgrind).
+	wait_for "$T_OP" test -e "$T/v1.ran"
 	timeout 60 "$PROCTOR" stop "$T/boxv1" >/dev/null 2>&1
 	wait $!; }; then
 	skip "v1 cgroups are joined through tasks" "no v1 cgroup here: $(head -1 "$T/errv1")"
@@ -115,7 +117,7 @@ if wait_for "$T_OP" has_child "$run"; then
 	pd=$(pgrep -P "$run" | head -1)
 	# proctord has started the program once it has a child of its own.
 	wait_for "$T_OP" has_child "$pd"
-	kill -KILL "$pd"
+	pd_kill "$pd"
 	wait "$run"
 	rc=$?
 	check_eq "proctord killed outright: proctor run exits 125" 125 "$rc"

@@ -183,7 +183,7 @@ pd=$(pgrep -P "$BG_PID")
 kill -s STOP "$pd"
 sleep 0.3 # a wait call is now waiting for its answer
 t0=$(now_us)
-kill -s KILL "$pd"
+pd_kill "$pd"
 bg_end 30
 check_eq "proctord killed outright: run exits 125" 125 "$BG_RC"
 native timing check_range "...at once, not at its wait call's timeout (< 2 s)" 0 2000000 $(($(now_us) - t0))
@@ -220,5 +220,16 @@ out=$(env -u TMPDIR XDG_RUNTIME_DIR="$T/xdg-run" "$PROCTOR" run -- sh -c 'ls "$X
 	</dev/null 2>/dev/null)
 check_re "no TMPDIR: the private directory is made under XDG_RUNTIME_DIR" '^proctor-run\.' "$out"
 check_eq "...and removed" "" "$(ls -A "$T/xdg-run" | grep -v '^vgdb-')"
+
+# A container's entry point: proctor run as PID 1 of its PID namespace (its
+# child's parent is 1 by right, not because proctor run died).
+if [ "$(id -u)" = 0 ] && unshare --pid --fork --mount-proc true 2>/dev/null; then
+	timeout "$T_OP" unshare --pid --fork --mount-proc "$PROCTOR" run -- sh -c 'exit 3' \
+		</dev/null >/dev/null 2>"$T/pid1.err"
+	check_eq "proctor run as PID 1 (a container's entry point): the program's exit code" 3 "$?" ||
+		diag "$(cat "$T/pid1.err")"
+else
+	skip "proctor run as PID 1 (a container's entry point)" "not root, or no PID namespaces"
+fi
 
 done_testing

@@ -95,7 +95,7 @@ for i in $(seq "$rounds"); do
 	"$PROCTORD" --dir "$d" -- sleep 100 >/dev/null 2>&1 </dev/null &
 	pid=$!
 	busy_wait_us $(((i % 6) * 1000))
-	kill -KILL "$pid"
+	pd_kill "$pid"
 	wait "$pid" 2>/dev/null
 	t0=$(now_us)
 	out=$(timeout 20 "$PROCTOR" wait --timeout 8 "$d" 2>&1)
@@ -124,7 +124,7 @@ t0=$(now_us)
 timeout 20 "$PROCTOR" wait --timeout 8 "$d" >"$T/w.out" 2>&1 &
 wpid=$!
 sleep 0.3
-kill -KILL "$pid"
+pd_kill "$pid"
 kill -CONT "$pid" 2>/dev/null
 wait "$wpid"
 rc=$?

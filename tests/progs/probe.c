@@ -27,11 +27,11 @@
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: probe syscall keyctl|io_uring_setup|vsock|ptrace|personality|mount|"
+		"usage: probe syscall keyctl|add_key|io_uring_setup|vsock|ptrace|personality|mount|"
 		"unshare|clone-newuser|clone3\n"
 		"       probe connect PORT | listen PORTFILE | ifaces\n"
 		"       probe msgq-create KEY | msgq-find KEY | msgq-remove KEY\n"
-		"       probe kill PID | open PATH | ids | session | tiocsti\n"
+		"       probe kill PID | open PATH | creat-mode PATH OCTAL | ids | session | tiocsti\n"
 		"       probe write N | close-stdout MS\n"
 		"       probe inotify-hog COMMAND [ARG...]\n");
 	return 2;
@@ -51,6 +51,8 @@ static int probe_syscall(const char *name)
 {
 	if (strcmp(name, "keyctl") == 0) /* KEYCTL_GET_KEYRING_ID of the session keyring */
 		return said(name, syscall(SYS_keyctl, 0, -3, 0, 0, 0));
+	if (strcmp(name, "add_key") == 0) /* a user key in the user key ring (@u, -4) */
+		return said(name, syscall(SYS_add_key, "user", "proctor-probe", "x", 1, -4));
 	if (strcmp(name, "io_uring_setup") == 0) {
 		char params[120];
 
@@ -72,6 +74,16 @@ static int probe_syscall(const char *name)
 					  0, NULL));
 	if (strcmp(name, "unshare") == 0)
 		return said(name, syscall(SYS_unshare, 0x10000000 /* CLONE_NEWUSER */));
+	if (strcmp(name, "clone-newuser") == 0) {
+		long p = syscall(SYS_clone, 0x10000000 /* CLONE_NEWUSER */ | SIGCHLD, NULL, NULL,
+				 NULL, NULL);
+
+		if (p == 0)
+			_exit(0);
+		if (p > 0)
+			waitpid((pid_t)p, NULL, 0);
+		return said(name, p);
+	}
 	if (strcmp(name, "clone3") == 0)
 		return said(name, syscall(SYS_clone3, NULL, 0));
 	if (strcmp(name, "fork") == 0) {
@@ -203,6 +215,9 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "kill") == 0 && argc == 3)
 		return said("kill", kill((pid_t)atoi(argv[2]), 0)); /* the permission check only */
+	if (strcmp(argv[1], "creat-mode") == 0 && argc == 4)
+		return said("creat", open(argv[2], O_WRONLY | O_CREAT | O_EXCL,
+					  (mode_t)strtoul(argv[3], NULL, 8)));
 	if (strcmp(argv[1], "open") == 0 && argc == 3)
 		return said("open", open(argv[2], O_WRONLY | O_NONBLOCK));
 	if (strcmp(argv[1], "ids") == 0)

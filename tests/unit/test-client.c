@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: ISC
-// Unit tests for libproctor's answer parser: every head, and malformed answers rejected.
+// Unit tests for libproctor's answer parser (every head, and malformed answers rejected) and its error texts.
+#include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -88,6 +94,55 @@ static void errors_have_texts(void **state)
 	assert_non_null(strstr(proctor_strerror(PROCTOR_ENOEXIT), "did not exit"));
 }
 
+/* A wait on a sandbox directory (a lock file in a temporary directory) with
+ * no descriptor left to open: PROCTOR_ESYSTEM, for EMFILE. */
+static int wait_without_descriptors(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[4096], lock[4200];
+	struct rlimit old, low;
+	struct proctor_result r;
+	int fds[64], n = 0, rc, fd;
+
+	snprintf(dir, sizeof dir, "%s/proctor-test-client.XXXXXX", tmp ? tmp : "/tmp");
+	assert_non_null(mkdtemp(dir));
+	snprintf(lock, sizeof lock, "%s/lock", dir);
+	fd = open(lock, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = 64;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	while (n < 64 && (fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+		fds[n++] = fd;
+	rc = proctor_wait(dir, 0, 100, &r);
+	while (n > 0)
+		close(fds[--n]);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	unlink(lock);
+	rmdir(dir);
+	return rc;
+}
+
+static void system_error_is_the_calls_not_errno_now(void **state)
+{
+	struct proctor_result r;
+	char want[128];
+
+	snprintf(want, sizeof want, "%s", strerror(EMFILE));
+	assert_int_equal(wait_without_descriptors(), PROCTOR_ESYSTEM);
+	/* What the caller did since changed errno: the text does not. */
+	errno = ENOENT;
+	assert_string_equal(proctor_strerror(PROCTOR_ESYSTEM), want);
+	errno = 0;
+	assert_string_equal(proctor_strerror(PROCTOR_ESYSTEM), want);
+	/* A later call that fails otherwise leaves no system error to tell. */
+	assert_int_equal(proctor_wait("/nonexistent/proctor-test", 0, 100, &r), PROCTOR_ENOSANDBOX);
+	errno = EMFILE;
+	assert_null(strstr(proctor_strerror(PROCTOR_ESYSTEM), want));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -95,6 +150,7 @@ int main(void)
 		cmocka_unit_test(killed_output_and_syscall_parse),
 		cmocka_unit_test(malformed_answers_are_refused),
 		cmocka_unit_test(errors_have_texts),
+		cmocka_unit_test(system_error_is_the_calls_not_errno_now),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -24,8 +24,8 @@
 #   PROCTOR_VM_SUITE_TIMEOUT  seconds for one suite (default 240)
 #   PROCTOR_VM_ACCEL    the ways to run qemu, tried in order until the kernel
 #                       boots: ACCEL[:CPU]... with ACCEL kvm or tcg (default:
-#                       "kvm:host kvm:qemu64 tcg:max", "tcg:max" without a
-#                       usable /dev/kvm)
+#                       "kvm:host kvm:max kvm:kvm64 kvm:qemu64 tcg:max",
+#                       "tcg:max" without a usable /dev/kvm)
 #   PROCTOR_VM_BOOT_TIMEOUT  seconds for the kernel to reach /init before the
 #                       next way is tried (default 30)
 set -euo pipefail
@@ -347,8 +347,10 @@ parse_results() {
 }
 
 # The ways to run the VM, tried in order until one boots the kernel: KVM
-# with the host's CPU, KVM with a generic CPU (some hosts' KVM refuses to set
-# up the host model: "failed to set MSR"), then emulation. Only a run whose
+# with the host's CPU, then with the most KVM offers (max), then with the
+# named generic models (some hosts' KVM refuses to set up the host model,
+# "failed to set MSR", and hangs the kernel on another), and emulation
+# (TCG, several times slower) only when KVM takes none. Only a run whose
 # kernel reached /init counts; a qemu that failed to start or a kernel that
 # never booted moves on to the next way.
 if [ -n "${PROCTOR_VM_ACCEL:-}" ]; then
@@ -358,7 +360,7 @@ if [ -n "${PROCTOR_VM_ACCEL:-}" ]; then
     exit 2
   fi
 elif [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
-  attempts=(kvm:host kvm:qemu64 tcg:max)
+  attempts=(kvm:host kvm:max kvm:kvm64 kvm:qemu64 tcg:max)
 else
   say "no usable /dev/kvm: emulating the CPU (TCG)"
   attempts=(tcg:max)
@@ -406,6 +408,7 @@ run_qemu() {
     sleep 0.5
     waited=$((waited + 1))
   done
+  ! booted || say "chose ${accel^^} -cpu $cpu: the kernel reached /init after about $((waited / 2))s; running the suites"
   qrc=0
   wait "$pid" 2>/dev/null || qrc=$?
   booted

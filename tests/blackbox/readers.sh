@@ -1,0 +1,102 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Whatever a reader of status does (opens it read-write, reads half, never reads, vanishes), the next well-behaved client gets a well-formed answer of its own.
+# The helpers need bash; "sh file.sh" must work too.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/lib.sh"
+: "${PROCTOR:?set PROCTOR to the proctor command}"
+
+# client_wait DIR: one proctor wait; sets RC, ELAPSED (µs) and ANS_*.
+client_wait() {
+	local t
+	t=$(now_us)
+	timeout "$T_OP" "$PROCTOR" wait --timeout 8 "$1" >"$T/answer" 2>"$T/answer.err"
+	RC=$?
+	ELAPSED=$(($(now_us) - t))
+	ans_parse "$T/answer"
+}
+
+# holder_gone PID: the background reader has exited.
+holder_gone() { ! kill -0 "$1" 2>/dev/null; }
+
+# --- a read-write reader that reads its answer and closes ------------------------
+# A shell's "<>" opens status O_RDWR: its close is not a plain reader's
+# (inotify reports IN_CLOSE_WRITE), and proctord took it for a reader still
+# there: the next client waited out the 2 s deadline and was let go with an
+# empty answer.
+sb="$T/rw"
+pd_start --dir "$sb" -- sleep 100
+bad=0 slow=0 worst=0
+for i in 1 2 3; do
+	timeout "$T_OP" bash -c 'echo 1 > "$1/wait"; { read -r a; read -r b; read -r c; } <>"$1/status"
+		[ "$c" = running ]' _ "$sb" || { bad=$((bad + 1)); diag "read-write reader $i: no answer"; }
+	client_wait "$sb"
+	[ "$RC" = 0 ] && [ "$ANS_OK" = 1 ] && [ "$ANS_HEAD" = running ] ||
+		{ bad=$((bad + 1)); diag "proctor wait $i: rc $RC, $(cat "$T/answer.err")"; ans_diag; }
+	[ "$ELAPSED" -le 1000000 ] || slow=$((slow + 1))
+	[ "$ELAPSED" -le "$worst" ] || worst=$ELAPSED
+	timeout "$T_OP" bash -c 'echo 1 > "$1/wait"; exec 3<>"$1/status"; read -r a <&3; read -r b <&3
+		read -r c <&3; exec 3<&-' _ "$sb"
+	wait1 "$sb"
+	[ "$WAIT_RC" = 0 ] && [ "$ANS_OK" = 1 ] && [ "$ANS_HEAD" = running ] ||
+		{ bad=$((bad + 1)); diag "shell wait $i: rc $WAIT_RC"; ans_diag; }
+done
+diag "slowest proctor wait after a read-write reader: $worst µs"
+check_eq "after a read-write reader of status, 3 proctor waits and 3 shell waits are well-formed" 0 "$bad"
+native timing check_eq "...and each proctor wait comes within 1 s, not after the 2 s deadline" 0 "$slow"
+wait0 "$sb"
+check_eq "...and the terminating wait is answered" "killed terminate" "$ANS_HEAD" || ans_diag
+
+# --- a reader that reads half its answer and keeps status open ------------------
+# The next client opens the same FIFO: whatever that reader left in the pipe
+# must not become part of the next client's answer.
+half() {
+	local sb=$1 holder
+	timeout "$T_OP" bash -c 'echo 1 > "$1/wait"' _ "$sb"
+	bash -c 'exec 3<"$1/status"; dd bs=1 count=5 <&3 >/dev/null 2>&1; exec sleep 100 3<&3' _ "$sb" &
+	holder=$!
+	sleep 0.3
+	HOLDER=$holder
+}
+sb="$T/half"
+pd_start --dir "$sb" -- sleep 100
+half "$sb"
+client_wait "$sb"
+check_eq "after a reader that read 5 bytes and holds status: proctor wait is well-formed" \
+	"0 1 running" "$RC $ANS_OK $ANS_HEAD" || { diag "$(cat "$T/answer.err")"; ans_diag; }
+native timing check_range "...within the 2 s deadline and a second" 0 3000000 "$ELAPSED"
+kill "$HOLDER" 2>/dev/null
+wait "$HOLDER" 2>/dev/null
+half "$sb"
+wait1 "$sb"
+check_eq "...and so is a shell wait (cat blocked in its open) after another one" \
+	"0 1 running" "$WAIT_RC $ANS_OK $ANS_HEAD" || ans_diag
+kill "$HOLDER" 2>/dev/null
+wait "$HOLDER" 2>/dev/null
+wait1 "$sb"
+check_eq "...and the wait after that too" "0 1 running" "$WAIT_RC $ANS_OK $ANS_HEAD" || ans_diag
+wait0 "$sb"
+check_eq "...and the terminating wait" "killed terminate" "$ANS_HEAD" || ans_diag
+
+# --- a reader that never reads, and one that vanishes ---------------------------
+sb="$T/never"
+pd_start --dir "$sb" -- sleep 100
+bash -c 'echo 1 > "$1/wait"; exec sleep 100 <"$1/status"' _ "$sb" &
+holder=$!
+sleep 0.3
+client_wait "$sb"
+check_eq "after a reader that never reads and holds status: proctor wait is well-formed" \
+	"0 1 running" "$RC $ANS_OK $ANS_HEAD" || { diag "$(cat "$T/answer.err")"; ans_diag; }
+wait1 "$sb"
+check_eq "...and so is the shell wait after it" "0 1 running" "$WAIT_RC $ANS_OK $ANS_HEAD" || ans_diag
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+timeout "$T_OP" bash -c 'echo 1 > "$1/wait"; exec 3<"$1/status"; exec 3<&-' _ "$sb"
+client_wait "$sb"
+check_eq "after a reader that opened status and closed it unread: proctor wait is well-formed" \
+	"0 1 running" "$RC $ANS_OK $ANS_HEAD" || { diag "$(cat "$T/answer.err")"; ans_diag; }
+native timing check_range "...at once (within 1 s)" 0 1000000 "$ELAPSED"
+wait0 "$sb"
+check_eq "...and the terminating wait" "killed terminate" "$ANS_HEAD" || ans_diag
+
+done_testing
