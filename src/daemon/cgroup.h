@@ -64,6 +64,10 @@ struct cgroup {
 	/* No pids cgroup, but the program runs in a user namespace of its
 	 * own: RLIMIT_NPROC there holds --pids (cgroup_pids_by_rlimit). */
 	int pids_nproc;
+	/* The program runs as the uid that owns the sandbox's cgroups (a
+	 * delegated subtree, proctord not root) where it can reach them (no
+	 * box): it could raise their limits itself (cgroup_program_writes). */
+	int program_writes;
 	int probe;                /* --check: nothing is changed (cgroup_probe) */
 	char plan[2048];          /* --check: what set-up would do, a line each */
 	char nowhere[CG_WHY];     /* why no cgroup2 mount shows proctord's cgroup; "" */
@@ -117,6 +121,11 @@ int cgroup_enforced(const struct cgroup *cg, const char *key);
  * program (pids, plus one for the init that is in the namespace too; in a
  * box without --pids, CG_BOX_PIDS), or 0 for none. */
 uint64_t cgroup_pids_by_rlimit(struct cgroup *cg, const struct limits *l, int box, int userns);
+/* Say whether the program can write the sandbox's cgroups: it runs as
+ * proctord's uid, which owns them (proctord is not root), and outside a box
+ * /sys/fs/cgroup is in its reach. Each limit a cgroup serves then counts as
+ * not enforced: the program could raise it. */
+void cgroup_program_writes(struct cgroup *cg, int yes);
 /* Whether --check found something set-up would change (cgroup_print_plan). */
 int cgroup_has_plan(const struct cgroup *cg);
 

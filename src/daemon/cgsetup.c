@@ -1001,6 +1001,14 @@ static const char *cg_key_unenforced(const struct cgroup *cg, const char *key, c
 		snprintf(buf, len, "cgroup v1 has no memory.high (%s)", cg->h[cg->role[r]].path);
 		return buf;
 	}
+	/* --cpuset's cgroup is backed by the affinity, which is as open. */
+	if (cg->program_writes && r != CG_ROLE_CPUSET) {
+		snprintf(buf, len,
+			 "the program runs as proctord's uid %u, which owns %s: it can raise this "
+			 "limit itself (run it in a --box, where no cgroup file is in its reach)",
+			 (unsigned)geteuid(), cg->h[cg->role[r]].path);
+		return buf;
+	}
 	return NULL;
 }
 
@@ -1089,6 +1097,11 @@ int cgroup_v2_procs_fd(const struct cgroup *cg, const char **path)
 int cgroup_oom_watch_fd(const struct cgroup *cg)
 {
 	return cg->oom_watch_fd;
+}
+
+void cgroup_program_writes(struct cgroup *cg, int yes)
+{
+	cg->program_writes = yes;
 }
 
 uint64_t cgroup_pids_by_rlimit(struct cgroup *cg, const struct limits *l, int box, int userns)

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: ISC
 // proctord --check: the effective settings, their sources and what enforces
 // them, printed without changing anything on the machine.
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "box.h"
 #include "boxcheck.h"
@@ -16,6 +18,7 @@
 #include "log.h"
 #include "options.h"
 #include "prio.h"
+#include "procwalk.h"
 #include "spawn.h"
 #include "sysfilter.h"
 #include "version.h"
@@ -97,17 +100,53 @@ static void check_deadline(const struct cgroup *cg, FILE *out)
 			"cpu deadline", why);
 }
 
+/* Whether /proc is proctord's own (procwalk_is_own), with why not. */
+static int check_proc_own(char *why, size_t len)
+{
+	int fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int own = procwalk_is_own(fd, why, len);
+
+	if (fd >= 0)
+		close(fd);
+	return own;
+}
+
+/* /proc and what rests on it. Returns 1 if --cpu-time cannot be honoured:
+ * no cgroup counts CPU and /proc is not proctord's. */
+static size_t check_proc(const struct cgroup *cg, const struct limits *l, FILE *out)
+{
+	char why[200];
+
+	if (check_proc_own(why, sizeof why)) {
+		fprintf(out, "%-14s proctord's own (its \"self\" is proctord)\n", "/proc");
+		return 0;
+	}
+	fprintf(out,
+		"%-14s NOT proctord's: %s; no figure, kill or end is taken from it: the program's "
+		"process group is killed, and the tree has ended when proctord has no child left\n",
+		"/proc", why);
+	if (l->cpu_time_us == UNITS_UNLIMITED || cgroup_has(cg, CG_ROLE_CPU))
+		return 0;
+	fprintf(out, "\ncpu_time cannot be honoured: no cgroup counts the tree's CPU, and /proc is "
+		     "not proctord's; only RLIMIT_CPU holds it, per process\n");
+	return 1;
+}
+
 /* Where each figure comes from on this machine. */
 static void check_sources(const struct cgroup *cg, FILE *out)
 {
-	char b[600];
+	char b[600], why[200];
+	int proc = check_proc_own(why, sizeof why);
 
 	fprintf(out, "\n%-14s %s\n", "figure", "source");
 	fprintf(out, "%-14s %s\n", "cpu",
-		cgroup_role_source(cg, CG_ROLE_CPU, b, sizeof b)
-			? b
-			: "CPU clocks of the live processes (/proc) + rusage of the reaped ones");
-	fprintf(out, "%-14s %s\n", "memory", "sum of /proc/PID/statm resident over the live tree");
+		cgroup_role_source(cg, CG_ROLE_CPU, b, sizeof b) ? b
+		: proc ? "CPU clocks of the live processes (/proc) + rusage of the reaped ones"
+		       : "NONE while the program runs (/proc is not proctord's): 0 until the end, "
+			 "then the rusage of the reaped processes");
+	fprintf(out, "%-14s %s\n", "memory",
+		proc ? "sum of /proc/PID/statm resident over the live tree"
+		     : "NONE (/proc is not proctord's): 0");
 	fprintf(out, "%-14s %s\n", "peak_memory",
 		cgroup_role_source(cg, CG_ROLE_MEMORY, b, sizeof b)
 			? b
@@ -126,12 +165,16 @@ static void check_sources(const struct cgroup *cg, FILE *out)
 		fprintf(out, "%-14s %s\n", "tree kill", "SIGKILL to every process in cgroup.procs");
 	else
 		fprintf(out, "%-14s %s\n", "tree kill",
-			"SIGKILL to every descendant found through /proc (proctord is a subreaper)");
+			proc ? "SIGKILL to every descendant found through /proc (proctord is a "
+			       "subreaper)"
+			     : "SIGKILL to the program's process group (/proc is not proctord's)");
 	check_deadline(cg, out);
 	fprintf(out, "%-14s %s\n", "end of tree",
 		cgroup_role_source(cg, CG_ROLE_EVENTS, b, sizeof b)
 			? b
-			: (cgroup_active(cg) ? "cgroup.procs empty" : "no descendant left in /proc"));
+			: (cgroup_active(cg) ? "cgroup.procs empty"
+			   : proc	      ? "no descendant left in /proc"
+					      : "proctord, their subreaper, has no child left"));
 }
 
 /* Whether the program can run in a PID namespace of its own. Returns 1 if
@@ -183,6 +226,7 @@ int check_run(struct options *o)
 
 	/* Read-only: --check changes nothing on the machine. */
 	cgroup_probe(&cg, (enum cg_mode)o->cfg.cgroup_mode, &o->cfg.limits);
+	cgroup_program_writes(&cg, geteuid() != 0 && !o->cfg.box);
 	nproc = cgroup_pids_by_rlimit(&cg, &o->cfg.limits, o->cfg.box != NULL,
 				      spawn_pidns_wanted() == SPAWN_PIDNS_USER &&
 					  spawn_pidns_probe(SPAWN_PIDNS_USER) == 0);
@@ -200,6 +244,7 @@ int check_run(struct options *o)
 		cgroup_print_plan(&cg, stdout, "");
 	}
 	n = check_pidns(&o->cfg, stdout);
+	n += check_proc(&cg, &o->cfg.limits, stdout);
 	n += cgroup_unhonoured(&cg, &o->cfg.limits, NULL, NULL);
 	if (n) {
 		printf("\n");

@@ -18,13 +18,45 @@
 #include "procwalk.h"
 #include "util.h"
 
+int procwalk_is_own(int procfd, char *why, size_t len)
+{
+	char self[32];
+	ssize_t n = procfd >= 0 ? readlinkat(procfd, "self", self, sizeof self - 1) : -1;
+	char *end;
+	long pid;
+
+	if (procfd < 0) {
+		snprintf(why, len, "it cannot be opened");
+		return 0;
+	}
+	if (n < 0) {
+		snprintf(why, len, "it has no \"self\" (%s): masked, or not a proc file system",
+			 strerror(errno));
+		return 0;
+	}
+	self[n] = '\0';
+	pid = strtol(self, &end, 10);
+	if (*end || pid != (long)getpid()) {
+		snprintf(why, len,
+			 "its \"self\" is %s where proctord is %d: it shows another PID "
+			 "namespace's processes (mount proc afresh in proctord's)",
+			 self, (int)getpid());
+		return 0;
+	}
+	return 1;
+}
+
 void procwalk_init(struct procwalk *w, const char *proc, pid_t root)
 {
-	char path[64];
+	char path[64], why[160];
 
 	memset(w, 0, sizeof *w);
 	w->root = root;
 	w->procfd = open(proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (w->procfd >= 0 && root == getpid() && !procwalk_is_own(w->procfd, why, sizeof why)) {
+		close(w->procfd);
+		w->procfd = -1;
+	}
 	/* proctord has a single thread: its children are all in this file. */
 	snprintf(path, sizeof path, "%d/task/%d/children", (int)root, (int)root);
 	w->root_children_fd = w->procfd >= 0 ? openat(w->procfd, path, O_RDONLY | O_CLOEXEC) : -1;

@@ -35,7 +35,15 @@ struct procwalk {
  * Pushing children may move w->nodes: the user keeps k, not a pointer. */
 typedef long procwalk_visit_fn(void *ctx, struct procwalk *w, size_t k, const char **children);
 
-/* Open the walk of the tree below root in the /proc at proc ("/proc"). */
+/* Whether the /proc at procfd shows the calling process under its own pid
+ * (its "self" link): 1, or 0 with the reason in why. A /proc of another PID
+ * namespace (a container's that was not mounted afresh) names other
+ * processes by the caller's pids; a masked one (a tmpfs over it) has none. */
+int procwalk_is_own(int procfd, char *why, size_t len);
+/* Open the walk of the tree below root in the /proc at proc ("/proc"). A
+ * walk from the caller itself in a /proc that is not its own
+ * (procwalk_is_own) is refused: procwalk_run then returns -1, rather than
+ * walk the tree of whichever process has proctord's pid there. */
 void procwalk_init(struct procwalk *w, const char *proc, pid_t root);
 void procwalk_free(struct procwalk *w);
 

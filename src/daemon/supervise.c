@@ -140,6 +140,11 @@ static ssize_t supervise_kill_tree(struct supervisor *s)
 	/* Zombies are out of the cgroup but still in the walk until SIGCHLD
 	 * reaps them. */
 	walked = tree_signal_all(getpid(), SIGKILL);
+	/* Neither a cgroup nor /proc (not proctord's own: procwalk_is_own)
+	 * can list the tree: its process group, and proctord's children. In
+	 * a PID namespace the init's death has taken all of it. */
+	if (left < 0 && walked < 0)
+		return tree_signal_group(s->child.pid, SIGKILL);
 	if (left > 0 || walked > 0)
 		return left > walked ? left : walked;
 	return left < 0 ? walked : 0;

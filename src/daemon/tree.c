@@ -3,7 +3,9 @@
 // (procwalk.c: proctord is their subreaper, so none escapes it).
 #include <errno.h>
 #include <signal.h>
+#include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "procwalk.h"
@@ -25,6 +27,20 @@ static void tree_signal_one(struct procwalk *w, const struct procwalk_node *n, i
 	if (procwalk_ppid(w, n->pid) == n->ppid)
 		syscall(SYS_pidfd_send_signal, pfd, sig, NULL, 0);
 	close(pfd);
+}
+
+ssize_t tree_signal_group(pid_t pgid, int sig)
+{
+	siginfo_t si;
+
+	kill(-pgid, sig);
+	/* Every live descendant has an ancestor among the subreaper's
+	 * children (itself, or the one it was re-parented to). A zombie
+	 * counts as a child: the sweep reaps it first. */
+	memset(&si, 0, sizeof si);
+	if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT | __WALL) < 0)
+		return errno == ECHILD ? 0 : -1;
+	return 1;
 }
 
 ssize_t tree_signal_all(pid_t root, int sig)

@@ -8,5 +8,10 @@
 /* Send sig to every descendant of root. Returns how many were found, or -1
  * if /proc could not be read (then nothing can be said of what is left). */
 ssize_t tree_signal_all(pid_t root, int sig);
+/* Where neither a cgroup nor /proc can list the tree: send sig to the
+ * process group pgid (the program's), and say whether the caller, their
+ * subreaper, has a child left: 1, 0 if none (then no descendant is left at
+ * all), -1 if it cannot tell. */
+ssize_t tree_signal_group(pid_t pgid, int sig);
 
 #endif

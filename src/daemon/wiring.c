@@ -20,6 +20,7 @@
 #include "cpuset.h"
 #include "log.h"
 #include "output.h"
+#include "procwalk.h"
 #include "report.h"
 #include "startup.h"
 #include "supervise.h"
@@ -82,9 +83,13 @@ static int fd_path_is_stdout(const char *path)
 	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-/* What the cgroups add to the report: limits not enforced, pids figures. */
-static void report_cgroup(struct cgroup *cg, const struct limits *l, struct report_final *rf)
+/* What the cgroups add to the report: limits not enforced, pids figures;
+ * and --cpu-time where nothing could count the tree's CPU (cpu_blind). */
+static void report_cgroup(struct cgroup *cg, const struct limits *l, int cpu_blind,
+			  struct report_final *rf)
 {
+	if (cpu_blind)
+		rf->not_enforced[rf->n_not_enforced++] = "cpu_time";
 	static const char *const keys[] = {"memory_max", "memory_high", "pids", "cpus"};
 	const uint64_t vals[] = {l->memory_max, l->memory_high, l->pids, l->cpus_milli};
 
@@ -144,7 +149,7 @@ static void write_report(void *ctx)
 	uint64_t cpu_usage, peak;
 	char *text;
 
-	report_cgroup(f->cg, &f->cfg->limits, &rf);
+	report_cgroup(f->cg, &f->cfg->limits, f->cpu_blind, &rf);
 	/* The program's processes, not the init's. */
 	if (f->init_counted && rf.have_pids && rf.pids_peak > 0)
 		rf.pids_peak--;
@@ -285,6 +290,23 @@ static void wiring_box_ended(void *ctx)
 	boxstrip_run(&sb->strip);
 }
 
+/* Without a cgroup that counts CPU, the tree's CPU time comes from /proc:
+ * one that is not proctord's (a container's, not mounted afresh) names
+ * other processes, so --cpu-time is left to RLIMIT_CPU, whole seconds per
+ * process. Whether so, with why. */
+static int wiring_cpu_blind(const struct sandbox *sb, char *why, size_t len)
+{
+	int fd, own;
+
+	if (sb->o->cfg.limits.cpu_time_us == UNITS_UNLIMITED || cgroup_has(&sb->cg, CG_ROLE_CPU))
+		return 0;
+	fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	own = procwalk_is_own(fd, why, len);
+	if (fd >= 0)
+		close(fd);
+	return !own;
+}
+
 int wiring_cgroups(struct sandbox *sb)
 {
 	const struct config *c = &sb->o->cfg;
@@ -300,6 +322,9 @@ int wiring_cgroups(struct sandbox *sb)
 	if (c->limits.pids < UNITS_UNLIMITED - 1 &&
 	    cgroup_set_pids_max(&sb->cg, c->limits.pids + 1, err, sizeof err) < 0)
 		log_fatalx(EXIT_SETUP, "%s", err);
+	/* Not root, proctord owns its cgroups, and so does the program, of
+	 * its uid: only a box keeps their files out of its reach. */
+	cgroup_program_writes(&sb->cg, geteuid() != 0 && !sb->box.active);
 	/* No pids cgroup: a non-root proctord's program runs in a user
 	 * namespace of its own, where RLIMIT_NPROC counts only its tree. */
 	sb->nproc = cgroup_pids_by_rlimit(&sb->cg, &c->limits, sb->box.active,
@@ -307,13 +332,19 @@ int wiring_cgroups(struct sandbox *sb)
 						  isolate_box_root(&sb->iso, sb->box.active, &(uid_t){0},
 								   &(gid_t){0}));
 	/* A limit that is asked for and not enforced must never pass silently. */
+	sb->cpu_blind = wiring_cpu_blind(sb, err, sizeof err);
+	if (sb->cpu_blind)
+		fprintf(stderr,
+			"proctord: %s: cpu_time cannot be honoured: no cgroup counts the tree's CPU, "
+			"and /proc is not proctord's: %s; only RLIMIT_CPU holds it, per process\n",
+			c->strict ? "error" : "warning", err);
 	if (cgroup_unhonoured(&sb->cg, &c->limits, NULL, NULL) > 0) {
 		cgroup_unhonoured(&sb->cg, &c->limits, stderr,
 				  c->strict ? "proctord: error: " : "proctord: warning: ");
 		if (c->strict)
 			return EXIT_SETUP;
 	}
-	return 0;
+	return c->strict && sb->cpu_blind ? EXIT_SETUP : 0;
 }
 
 void wiring_cgroups_remove(struct sandbox *sb)
@@ -592,7 +623,8 @@ int wiring_supervise(struct sandbox *sb)
 		sb->sv.ended_ctx = sb;
 	}
 	sb->fin = (struct finish_ctx){
-	    &o->cfg, &sb->sv, &sb->cg, sb->out, &sb->iso, 0, sb->child.pidns != SPAWN_PIDNS_NONE};
+	    &o->cfg, &sb->sv, &sb->cg, sb->out, &sb->iso, 0, sb->child.pidns != SPAWN_PIDNS_NONE,
+	    sb->cpu_blind};
 	if (n_reports) {
 		sb->sv.finished = write_report;
 		sb->sv.finished_ctx = &sb->fin;

@@ -32,6 +32,7 @@ struct finish_ctx {
 	const struct isolate *iso;
 	int failed;	  /* the report could not be written */
 	int init_counted; /* the PID namespace's init is one of the cgroup's processes */
+	int cpu_blind;	  /* --cpu-time with neither a cgroup nor /proc to count it */
 };
 
 /* What proctord sets up for its sandbox, in the order it does. main holds
@@ -50,6 +51,7 @@ struct sandbox {
 	/* wiring_cgroups */
 	struct cgroup cg;
 	uint64_t nproc;            /* the program's RLIMIT_NPROC (cgroup_pids_by_rlimit); 0 */
+	int cpu_blind;             /* wiring_cpu_blind */
 	/* main: options_env, startup_daemonize, startup_supervisor */
 	char **env;
 	int ready_fd; /* --daemonize: the readiness pipe, else -1 */

@@ -101,7 +101,11 @@ export DELEG_DIRS="${DELEG[*]}"
 deleg_re=$(IFS='|' && echo "${DELEG[*]}")
 
 # --- --check names the delegated cgroups ------------------------------------------
-out=$(in_deleg "$PROCTORD" --check --memory-max 64MiB --pids 16 2>&1)
+# In a box, where the program cannot reach the cgroup files; without one
+# (below) it runs as proctord's uid, which owns them, and could raise them.
+u=$T/nobody
+install -d -m 0755 -o nobody "$u" "$u/box"
+out=$(in_deleg "$PROCTORD" --check --box "$u/box" --memory-max 64MiB --pids 16 2>&1)
 rc=$?
 diag "$(grep -E '^(cgroups|memory_max|pids) ' <<<"$out")"
 for d in "${DELEG[@]}"; do
@@ -124,6 +128,19 @@ if [ "$have_mem" = 1 ] && [ "$have_pids" = 1 ]; then
 fi
 check_re "...the tree is killed through the delegated cgroup" $'\ntree kill +cgroup[12] [^\n]*('"$deleg_re"')/proctor-' "$out"
 
+# Without a box the program, of proctord's uid, could raise the limits of
+# the cgroups that uid owns: each is NOT enforced, and --check exits 3.
+out=$(in_deleg "$PROCTORD" --check --memory-max 64MiB --pids 16 2>&1)
+check_eq "--check as nobody in the delegated cgroups without --box: not honoured (exit 3)" 3 "$?"
+if [ "$have_mem" = 1 ]; then
+	check_re "...memory_max, which the program could raise itself" \
+		$'\nmemory_max cannot be honoured: the program runs as proctord\'s uid [0-9]+, which owns [^\n]*: it can raise this limit itself' \
+		"$out"
+fi
+if [ "$have_pids" = 1 ]; then
+	check_re "...and pids" $'\npids cannot be honoured: the program runs as proctord\'s uid' "$out"
+fi
+
 # Without delegation: the same as nobody in root's cgroups.
 out=$(as_nobody "$PROCTORD" --check --memory-max 64MiB --pids 16 2>&1)
 check_eq "--check as nobody outside the delegated cgroups: the limits cannot be honoured (exit 3)" 3 "$?"
@@ -141,8 +158,6 @@ else
 fi
 
 # --- limits enforced -------------------------------------------------------------
-u=$T/nobody
-install -d -m 0755 -o nobody "$u"
 get() { "$PROGS/jsonget" "$1" "$2" 2>/dev/null; }
 # run_deleg NAME ARGS...: proctord --daemonize as nobody in the delegated
 # cgroups; poll to the end, terminating wait.
@@ -161,7 +176,34 @@ if [ "$have_mem" = 1 ]; then
 	check_eq "as nobody, 100 MiB under --memory-max 64MiB ends as killed memory" "killed memory" \
 		"$(get "$u/oom.json" status.head)"
 	check_range "...one OOM kill, counted by the delegated cgroup" 1 100 "$(get "$u/oom.json" oom_kills)"
-	check_eq "...nothing is reported as not enforced" "[]" "$(get "$u/oom.json" not_enforced | tr -d ' \n')"
+	check_eq "...the report names memory_max as not enforced: the program could raise it" \
+		'["memory_max"]' "$(get "$u/oom.json" not_enforced | tr -d ' \n')"
+	# Which it can: the same program, having raised its own limit, lives.
+	run_deleg raise --memory-max 64MiB -- sh -c '
+		v1=$(sed -n "s/^[0-9]*:memory://p" /proc/self/cgroup)
+		v2=$(sed -n "s/^0:://p" /proc/self/cgroup)
+		for f in /sys/fs/cgroup/memory$v1/memory.memsw.limit_in_bytes \
+			/sys/fs/cgroup/memory$v1/memory.limit_in_bytes \
+			/sys/fs/cgroup$v2/memory.max /sys/fs/cgroup/unified$v2/memory.max; do
+			[ -w "$f" ] && echo -1 >"$f" 2>/dev/null && echo "raised $f"
+		done
+		exec "$0" 100 "$1" "$2"' "$PROGS/hold" "$u/raise.ready" "$u/raise.nofifo"
+	# hold touches its 100 MiB, makes READY, then fails to open the FIFO
+	# that is not there: exit 1, alive past the limit.
+	check "...which a program of proctord's uid does: it raises its own, and holds 100 MiB" \
+		test -e "$u/raise.ready"
+	check_eq "...and is not killed for it" "exited 1" "$(get "$u/raise.json" status.head)"
+	check_eq "...and the report says memory_max was not enforced" '["memory_max"]' \
+		"$(get "$u/raise.json" not_enforced | tr -d ' \n')"
+	in_deleg timeout -s KILL "$T_OP" "$PROCTORD" --strict --dir "$u/strict" --memory-max 64MiB \
+		--end-fd 3 -- true 3>/dev/null 2>"$T/strict.err"
+	check_eq "...with --strict it is an error (exit 3)" 3 "$?"
+	run_deleg boxoom --box "$u/box" --ro-bind "$PROGS:/progs" --memory-max 64MiB -- \
+		/progs/hold 100 /box/boxoom.ready /box/nogo
+	check_eq "as nobody in a box, 100 MiB under --memory-max 64MiB ends as killed memory" \
+		"killed memory" "$(get "$u/boxoom.json" status.head)"
+	check_eq "...and there nothing is reported as not enforced" "[]" \
+		"$(get "$u/boxoom.json" not_enforced | tr -d ' \n')"
 	run_deleg oomchild --memory-max 64MiB -- \
 		sh -c '"$0" 100 "$1" "$2"; sleep 0.5; exit 0' "$PROGS/hold" "$u/oomchild.ready" "$u/nogo"
 	check_eq "as nobody, a child OOM-killed, the main process exiting 0 later: killed memory" \
