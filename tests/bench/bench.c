@@ -2850,6 +2850,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench: mkdtemp: %s\n", strerror(errno));
 		return 1;
 	}
+	// Searchable by all: a box run by root is nobody's (uid 0 there is
+	// the host's nobody), and its init opens the box's DIR in here.
+	if (chmod(bench_tmp, 0711) < 0) {
+		fprintf(stderr, "bench: chmod %s: %s\n", bench_tmp, strerror(errno));
+		return 1;
+	}
 	machine_describe(machine, sizeof(machine));
 	load_read(bench_load_start, sizeof(bench_load_start));
 
