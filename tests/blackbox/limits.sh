@@ -22,10 +22,11 @@ sb="$T/cpu"
 pd_start --dir "$sb" --cpu-time 500ms -- "$PROGS/spin"
 pd_poll "$sb" 10
 check_eq "--cpu-time 500ms on a spinner is killed cpu-time" "killed cpu-time" "$ANS_HEAD" || ans_diag
-# One sample: 5 ms is the benchmark's p50 target; under ASan proctord runs
-# slower, and one sample is held to the benchmark's max (15 ms) instead.
-over=5
-ldd "$PROCTORD" 2>/dev/null | grep -q libasan && over=15
+# One sample is held to the benchmark's max (15 ms), not to its p50 target
+# (5 ms), which half the samples of a loaded machine exceed by definition:
+# 505.1 and 505.5 ms were seen here, with the code of before this line too.
+# A poll (isolate's 100 ms) or the RLIMIT_CPU backstop (1 s later) fails it.
+over=15
 native timing check_range "...with reported CPU between the limit and limit + $over ms" \
 	500000 $((500000 + over * 1000)) "${ANS_CPU:-x}"
 wait0 "$sb"
