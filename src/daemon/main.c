@@ -37,8 +37,13 @@ int main(int argc, char **argv)
 	 * ignored once the loop is over (startup_signals_ignore). */
 	startup_signals_block(SIG_BLOCK);
 	code = wiring_cgroups(&sb);
-	if (code)
+	if (code) {
+		/* --strict refused a limit: what was set up so far, undone. */
+		wiring_cgroups_remove(&sb);
+		wiring_prepare_free(&sb);
+		config_free(&o.cfg);
 		return code;
+	}
 	sb.env = options_env(&o.cfg);
 	if (o.daemonize)
 		sb.ready_fd = startup_daemonize(&o, sb.env, wiring_disown);

@@ -278,6 +278,8 @@ void wiring_prepare(struct sandbox *sb, struct options *o)
 
 void wiring_prepare_free(struct sandbox *sb)
 {
+	/* Freed after the start already; here for an end before it. */
+	box_free(&sb->box);
 	boxstrip_close(&sb->strip);
 	sysfilter_free(&sb->filter);
 }

@@ -197,7 +197,7 @@ if [ "$have_mem" = 1 ]; then
 		"$(get "$u/raise.json" not_enforced | tr -d ' \n')"
 	in_deleg timeout -s KILL "$T_OP" "$PROCTORD" --strict --dir "$u/strict" --memory-max 64MiB \
 		--end-fd 3 -- true 3>/dev/null 2>"$T/strict.err"
-	check_eq "...with --strict it is an error (exit 3)" 3 "$?"
+	check_eq "...with --strict it is an error (exit 3)" 3 "$?" || diag "$(cat "$T/strict.err")"
 	run_deleg boxoom --box "$u/box" --ro-bind "$PROGS:/progs" --memory-max 64MiB -- \
 		/progs/hold 100 /box/boxoom.ready /box/nogo
 	check_eq "as nobody in a box, 100 MiB under --memory-max 64MiB ends as killed memory" \
