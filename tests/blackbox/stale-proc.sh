@@ -42,10 +42,18 @@ check_re "...it says /proc is not proctord's, and why" \
 check_re "...and that no CPU figure comes from it" $'\ncpu +NONE while the program runs' "$out"
 check_re "...and which limit is lost" $'\ncpu_time cannot be honoured: [^\n]*only RLIMIT_CPU' "$out"
 
-out=$(timeout -s KILL 20 unshare --pid --fork --kill-child --mount sh -c 'mount -t tmpfs none /proc && "$@"' sh \
-	"$PROCTORD" --check --cgroup none -- /bin/true 2>&1)
-check_re "--check under a masked /proc (a tmpfs): not proctord's, it has no self" \
-	$'\n/proc +NOT proctord\'s: it has no "self"' "$out"
+if ldd "$PROCTORD" 2>/dev/null | grep -q libasan; then
+	# The sanitizers read their options from /proc/self/environ: under a
+	# masked /proc detect_leaks=0 never reaches them, and LeakSanitizer
+	# stops with a fatal error of its own at the exit.
+	skip "--check under a masked /proc (a tmpfs): not proctord's, it has no self" \
+		"under ASan (its options come from /proc/self/environ)"
+else
+	out=$(timeout -s KILL 20 unshare --pid --fork --kill-child --mount sh -c 'mount -t tmpfs none /proc && "$@"' sh \
+		"$PROCTORD" --check --cgroup none -- /bin/true 2>&1)
+	check_re "--check under a masked /proc (a tmpfs): not proctord's, it has no self" \
+		$'\n/proc +NOT proctord\'s: it has no "self"' "$out"
+fi
 
 out=$("$PROCTORD" --check --cgroup none --cpu-time 1s -- /bin/true 2>&1)
 check_re "--check under proctord's own /proc says so" $'\n/proc +proctord\'s own' "$out"
