@@ -118,7 +118,7 @@ static int spawn_child_is_fifo(const char *path, int in_box)
 static int spawn_child_open_path(const char *path, int flags, int in_box, int reached)
 {
 	struct open_how how = {.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY),
-			       .mode = flags & O_CREAT ? 0644 : 0,
+			       .mode = (flags & O_CREAT) ? 0644 : 0,
 			       .resolve = RESOLVE_NO_SYMLINKS};
 	int fifo = in_box && spawn_child_is_fifo(path, in_box), fd;
 	struct stat st;
@@ -759,14 +759,16 @@ struct spawn_fds {
 
 static void spawn_fds_close(struct spawn_fds *f)
 {
-	int *fds[] = {&f->err[0],    &f->err[1], &f->status[0], &f->status[1],
-		      &f->parent_pidfd, &f->sync[0], &f->sync[1]};
+	int *slot[] = {&f->err[0],    &f->err[1], &f->status[0], &f->status[1],
+		       &f->parent_pidfd, &f->sync[0], &f->sync[1]};
 	int saved = errno;
 
-	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++) {
-		if (*fds[i] >= 0)
-			close(*fds[i]);
-		*fds[i] = -1;
+	for (size_t i = 0; i < sizeof slot / sizeof slot[0]; i++) {
+		int fd = *slot[i];
+
+		if (fd >= 0)
+			close(fd);
+		*slot[i] = -1;
 	}
 	errno = saved;
 }
@@ -831,10 +833,15 @@ static long spawn_clone_ns(const struct spawn_config *c, enum spawn_pidns *ns, i
 {
 	long pid = spawn_clone(c, spawn_ns_flags(*ns), pidfd);
 
-	if (pid < 0 && errno == ENOSYS && *ns == SPAWN_PIDNS_USER_ROOT) {
-		out->root_map_err = ENOSYS;
+	/* No user namespace for uid 0 (no clone3 under valgrind; EPERM in a
+	 * chroot, as some containers run): the plain PID namespace, uid 0 the
+	 * host's without capabilities, which the caller warns of. */
+	if (pid < 0 && *ns == SPAWN_PIDNS_USER_ROOT && errno != EAGAIN && errno != ENOMEM) {
+		out->root_map_err = errno;
 		*ns = SPAWN_PIDNS;
 		spawn_root_mapped = 0;
+		if (errno != ENOSYS)
+			pid = spawn_clone(c, spawn_ns_flags(*ns), pidfd);
 	}
 	if (pid < 0 && errno == ENOSYS && *ns == SPAWN_PIDNS)
 		pid = spawn_fork_pidns(pidfd);
