@@ -89,6 +89,15 @@ size_t boxcheck(const struct config *c, FILE *out, const char *prefix)
 	fprintf(out, "%-14s a session of its own; %s\n", "box program",
 		c->seccomp ? "--seccomp's list" : sysfilter_box_summary);
 	probe = boxcheck_probe(&b, user_ns);
+	/* As the run does: no user namespace for uid 0 (a chroot), the plain
+	 * namespaces, with uid 0 the host's. */
+	if (probe && isolate_box_root(&iso, 1, &map_uid, &map_gid) && !boxcheck_probe(&b, 0)) {
+		fprintf(out,
+			"%-14s no user namespace for it here (%s): the program would be the "
+			"host's uid 0, without capabilities (give --user)\n",
+			"box uid 0", strerror(probe));
+		probe = 0;
+	}
 	box_free(&b);
 	if (!probe)
 		return 0;
