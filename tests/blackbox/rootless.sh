@@ -198,12 +198,19 @@ if [ "$have_mem" = 1 ]; then
 	in_deleg timeout -s KILL "$T_OP" "$PROCTORD" --strict --dir "$u/strict" --memory-max 64MiB \
 		--end-fd 3 -- true 3>/dev/null 2>"$T/strict.err"
 	check_eq "...with --strict it is an error (exit 3)" 3 "$?" || diag "$(cat "$T/strict.err")"
-	run_deleg boxoom --box "$u/box" --ro-bind "$PROGS:/progs" --memory-max 64MiB -- \
-		/progs/hold 100 /box/boxoom.ready /box/nogo
-	check_eq "as nobody in a box, 100 MiB under --memory-max 64MiB ends as killed memory" \
-		"killed memory" "$(get "$u/boxoom.json" status.head)"
-	check_eq "...and there nothing is reported as not enforced" "[]" \
-		"$(get "$u/boxoom.json" not_enforced | tr -d ' \n')"
+	if vg_on; then
+		# A rootless box needs clone3's user namespace, which valgrind lacks.
+		skip "as nobody in a box, 100 MiB under --memory-max 64MiB ends as killed memory" \
+			"under valgrind (no clone3: no rootless box)"
+		skip "...and there nothing is reported as not enforced" "under valgrind"
+	else
+		run_deleg boxoom --box "$u/box" --ro-bind "$PROGS:/progs" --memory-max 64MiB -- \
+			/progs/hold 100 /box/boxoom.ready /box/nogo
+		check_eq "as nobody in a box, 100 MiB under --memory-max 64MiB ends as killed memory" \
+			"killed memory" "$(get "$u/boxoom.json" status.head)"
+		check_eq "...and there nothing is reported as not enforced" "[]" \
+			"$(get "$u/boxoom.json" not_enforced | tr -d ' \n')"
+	fi
 	run_deleg oomchild --memory-max 64MiB -- \
 		sh -c '"$0" 100 "$1" "$2"; sleep 0.5; exit 0' "$PROGS/hold" "$u/oomchild.ready" "$u/nogo"
 	check_eq "as nobody, a child OOM-killed, the main process exiting 0 later: killed memory" \
