@@ -331,6 +331,8 @@ pd_pid() {
 			echo "${p#/proc/}"
 			return 0
 		fi
+		# The process may be gone by now (the read's redirection fails).
+		title=''
 		IFS= read -r -d '' title 2>/dev/null <"$p/cmdline"
 		if [ "${title#"proctord: $1: "}" != "$title" ]; then
 			echo "${p#/proc/}"

@@ -48,6 +48,10 @@ if ldd "$PROCTORD" 2>/dev/null | grep -q libasan; then
 	# stops with a fatal error of its own at the exit.
 	skip "--check under a masked /proc (a tmpfs): not proctord's, it has no self" \
 		"under ASan (its options come from /proc/self/environ)"
+elif vg_on; then
+	# valgrind itself reads /proc/self (maps, exe, cmdline) to start.
+	skip "--check under a masked /proc (a tmpfs): not proctord's, it has no self" \
+		"under valgrind (it needs /proc/self to start)"
 else
 	out=$(timeout -s KILL 20 unshare --pid --fork --kill-child --mount sh -c 'mount -t tmpfs none /proc && "$@"' sh \
 		"$PROCTORD" --check --cgroup none -- /bin/true 2>&1)
