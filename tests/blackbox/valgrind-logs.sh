@@ -77,7 +77,9 @@ else
 	skip "vg_ns_init: a PID namespace's init is one" "unshare --pid failed"
 	skip "...the script is none" "unshare --pid failed"
 fi
-kill "$ns" 2>/dev/null
+# SIGKILL: unshare holds SIGTERM while it waits, and the wait would last the
+# whole sleep (--kill-child takes the sleep along).
+kill -KILL "$ns" 2>/dev/null
 wait "$ns" 2>/dev/null
 
 done_testing
