@@ -7,9 +7,11 @@
 #   sh contrib/quickstart.sh demo
 #   sh contrib/quickstart.sh test
 #
-# test also runs the static analysers (tests/lint.sh), the fuzz targets for a
-# bounded time (tests/fuzz/run.sh) and the black-box tests with proctord
-# under valgrind (meson test --setup valgrind).
+# test also runs the static analysers (tests/lint.sh) and the fuzz targets
+# for a bounded time (tests/fuzz/run.sh), both at nice 19 beside the plain
+# and sanitizer suites, then the black-box tests that CI runs with proctord
+# under valgrind (meson test --setup valgrind; --setup valgrindall has them
+# all).
 #
 # Missing build dependencies are installed with apt-get (Debian, Ubuntu).
 # shellcheck disable=SC2016 # single-quoted $ is shown or run by a child sh
@@ -111,10 +113,10 @@ setup_dir() {
   dir=$1
   shift
   if [ -f "$dir/meson-private/coredata.dat" ]; then
-    meson setup --reconfigure "$@" "$dir" ||
-      meson setup --wipe "$@" "$dir"
+    $low meson setup --reconfigure "$@" "$dir" ||
+      $low meson setup --wipe "$@" "$dir"
   else
-    meson setup "$@" "$dir"
+    $low meson setup "$@" "$dir"
   fi
 }
 
@@ -129,6 +131,8 @@ build() {
 passed=0
 failed=0
 skipped=0
+# The background lane's commands run as "$low CMD": nice -n 19 there.
+low=
 
 # count_results DIR RC [LOG]: add the results of the last `meson test -C DIR`
 # to the totals. LOG.json (default testlog.json; testlog-SETUP.json for
@@ -169,9 +173,9 @@ run_tests() {
   {
     rc=0
     if [ -n "${2:-}" ]; then
-      meson test -C "$1" --setup "$2" --print-errorlogs </dev/null || rc=$?
+      $low meson test -C "$1" --setup "$2" --print-errorlogs </dev/null || rc=$?
     else
-      meson test -C "$1" --print-errorlogs </dev/null || rc=$?
+      $low meson test -C "$1" --print-errorlogs </dev/null || rc=$?
     fi
     echo "$rc" >"$rcfile"
   } 2>&1 | cat
@@ -202,28 +206,87 @@ do_test() {
     summary
     return
   fi
+  # Two lanes share the 2 CPUs. This one runs what measures time (the plain
+  # suite, the VM's) and what needs the sanitizer build; the background
+  # lane, at nice 19 so that it only takes what this one leaves, builds
+  # build-asan, then runs the static analysers and the fuzzers, which
+  # measure nothing. The plain suite mostly waits on one test at a time,
+  # and the lane takes the CPU it leaves idle.
+  lane_dir=$TMPDIR/lane
+  mkdir "$lane_dir"
+  background_lane >"$lane_dir/log" 2>&1 </dev/null &
+  lane_pid=$!
+  trap 'kill_tree "$lane_pid"; rm -rf "$TMPDIR"' EXIT
+
   say "test suite (build/)"
   run_tests build
 
   say "test suite under AddressSanitizer and UBSan (build-asan/)"
-  # UB aborts instead of printing and going on, so a test cannot pass over it.
-  ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1
-  UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1
-  export ASAN_OPTIONS UBSAN_OPTIONS
-  asan_rc=0
-  { setup_dir build-asan -Db_sanitize=address,undefined -Db_lundef=false &&
-    meson compile -C build-asan; } || asan_rc=$?
-  if [ "$asan_rc" -eq 0 ]; then
+  sanitizer_options
+  # build-asan is the lane's first step.
+  while [ ! -f "$lane_dir/asan-built" ] && kill -0 "$lane_pid" 2>/dev/null; do
+    sleep 1
+  done
+  if [ "$(cat "$lane_dir/asan-built" 2>/dev/null)" = 0 ]; then
     run_tests build-asan
   else
-    echo "build-asan: the sanitizer build failed"
+    echo "build-asan: the sanitizer build failed (its log follows the lane's steps below)"
     failed=$((failed + 1))
   fi
   vm_test
-  test_lint
-  test_fuzz
+  join_lane
   test_valgrind
   summary
+}
+
+# kill_tree PID: PID and all its descendants (an interrupted CI's lane).
+kill_tree() {
+  for c in $(pgrep -P "$1" 2>/dev/null); do
+    kill_tree "$c"
+  done
+  kill "$1" 2>/dev/null || :
+}
+
+# sanitizer_options: UB aborts instead of printing and going on, so a test
+# cannot pass over it.
+sanitizer_options() {
+  ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1
+  UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1
+  export ASAN_OPTIONS UBSAN_OPTIONS
+}
+
+# background_lane: build-asan (its exit code to $lane_dir/asan-built), then
+# lint and fuzz, all at nice 19; the totals of its tests go to
+# $lane_dir/totals as "PASSED FAILED SKIPPED".
+background_lane() {
+  low="nice -n 19"
+  t0=$(date +%s)
+  say "building build-asan/ (background lane)"
+  sanitizer_options
+  asan_rc=0
+  { setup_dir build-asan -Db_sanitize=address,undefined -Db_lundef=false &&
+    $low meson compile -C build-asan; } || asan_rc=$?
+  echo "build-asan: built in $(($(date +%s) - t0)) s (exit $asan_rc)"
+  echo "$asan_rc" >"$lane_dir/asan-built"
+  test_lint
+  test_fuzz
+  echo "$passed $failed $skipped" >"$lane_dir/totals"
+}
+
+# join_lane: wait for the background lane, show what it printed, count it.
+join_lane() {
+  t0=$(date +%s)
+  wait "$lane_pid" || :
+  say "the background lane (waited $(($(date +%s) - t0)) s for it)"
+  cat "$lane_dir/log"
+  if read -r p f s <"$lane_dir/totals"; then
+    passed=$((passed + p))
+    failed=$((failed + f))
+    skipped=$((skipped + s))
+  else
+    echo "lane: it ended before its totals"
+    failed=$((failed + 1))
+  fi
 }
 
 # test_lint: cppcheck and clang-tidy over the sources (tests/lint.sh), one
@@ -231,7 +294,7 @@ do_test() {
 test_lint() {
   say "static analysis: cppcheck and clang-tidy (tests/lint.sh)"
   t0=$(date +%s)
-  lint_out=$(sh tests/lint.sh build 2>&1) || true
+  lint_out=$($low sh tests/lint.sh build 2>&1) || true
   printf '%s\n' "$lint_out"
   p=$(printf '%s\n' "$lint_out" | grep -c '^ok - ') || p=0
   f=$(printf '%s\n' "$lint_out" | grep -c '^not ok - ') || f=0
@@ -252,7 +315,7 @@ test_fuzz() {
   export CC
   { setup_dir build-fuzz -Dfuzz=true -Dfuzz_seconds="${FUZZ_SECONDS:-20}" -Dtests=false \
     -Dman=disabled -Db_sanitize=address,undefined -Db_lundef=false &&
-    meson compile -C build-fuzz; } || fuzz_rc=$?
+    $low meson compile -C build-fuzz; } || fuzz_rc=$?
   unset CC
   if [ "$fuzz_rc" -eq 0 ]; then
     run_tests build-fuzz
