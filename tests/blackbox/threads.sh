@@ -74,8 +74,14 @@ pd_start --dir "$sb" --stdout "$T/policy.out" -- \
 wait_for 5 test -s "$T/policy.out"
 pid=$(pd_pid "$sb")
 if [ "$rt" = 1 ] && ! vg_on; then
-	check_re "proctord itself is SCHED_FIFO, reset on fork" "SCHED_FIFO\|SCHED_RESET_ON_FORK" \
-		"$(chrt -p "$pid" 2>&1)"
+	# Its start-up may have used a window's CPU budget on a loaded machine:
+	# it is back to real-time at the next window.
+	for _ in $(seq 30); do
+		policy=$(chrt -p "$pid" 2>&1)
+		[[ $policy != *SCHED_FIFO* ]] || break
+		sleep 0.1
+	done
+	check_re "proctord itself is SCHED_FIFO, reset on fork" "SCHED_FIFO\|SCHED_RESET_ON_FORK" "$policy"
 else
 	skip "proctord itself is SCHED_FIFO, reset on fork" "not real-time here or under valgrind"
 fi
