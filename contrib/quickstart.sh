@@ -168,12 +168,14 @@ run_tests() {
   log=testlog
   [ -z "${2:-}" ] || log=testlog-$2
   rm -f "$1/meson-logs/$log.json"
-  rcfile=$1/.quickstart-rc
+  rcfile=$1/.quickstart-rc${2:+-$2}
   echo 1 >"$rcfile"
   {
     rc=0
     if [ -n "${2:-}" ]; then
-      $low meson test -C "$1" --setup "$2" --print-errorlogs </dev/null || rc=$?
+      # The setups run the build/ of the plain suite, maybe beside it: no
+      # second ninja in the same directory.
+      $low meson test -C "$1" --setup "$2" --no-rebuild --print-errorlogs </dev/null || rc=$?
     else
       $low meson test -C "$1" --print-errorlogs </dev/null || rc=$?
     fi
@@ -206,11 +208,12 @@ do_test() {
     summary
     return
   fi
-  # Two lanes share the 2 CPUs. This one runs what measures time (the plain
-  # suite, the VM's) and what needs the sanitizer build; the background
-  # lane, at nice 19 so that it only takes what this one leaves, builds
-  # build-asan, then runs the static analysers and the fuzzers, which
-  # measure nothing. The plain suite mostly waits on one test at a time,
+  # Two lanes share the 2 CPUs. This one runs the suites that measure time
+  # (the plain suite, the sanitizer suite, the VM's). The background lane,
+  # at nice 19 so that it only takes what this one leaves, builds
+  # build-asan, then runs what measures no time: the black-box tests under
+  # valgrind (their timing checks are skipped there), the static analysers
+  # and the fuzzers. The plain suite mostly waits on one test at a time,
   # and the lane takes the CPU it leaves idle.
   lane_dir=$TMPDIR/lane
   mkdir "$lane_dir"
@@ -235,7 +238,6 @@ do_test() {
   fi
   vm_test
   join_lane
-  test_valgrind
   summary
 }
 
@@ -256,7 +258,7 @@ sanitizer_options() {
 }
 
 # background_lane: build-asan (its exit code to $lane_dir/asan-built), then
-# lint and fuzz, all at nice 19; the totals of its tests go to
+# valgrind, lint and fuzz, all at nice 19; the totals of its tests go to
 # $lane_dir/totals as "PASSED FAILED SKIPPED".
 background_lane() {
   low="nice -n 19"
@@ -268,6 +270,7 @@ background_lane() {
     $low meson compile -C build-asan; } || asan_rc=$?
   echo "build-asan: built in $(($(date +%s) - t0)) s (exit $asan_rc)"
   echo "$asan_rc" >"$lane_dir/asan-built"
+  test_valgrind
   test_lint
   test_fuzz
   echo "$passed $failed $skipped" >"$lane_dir/totals"
@@ -306,14 +309,14 @@ test_lint() {
 }
 
 # test_fuzz: the libFuzzer targets, built with clang, ASan and UBSan in
-# build-fuzz/, each run for FUZZ_SECONDS (20) seconds.
+# build-fuzz/, each run for FUZZ_SECONDS (10) seconds.
 test_fuzz() {
-  say "fuzzing: each libFuzzer target for ${FUZZ_SECONDS:-20} s (build-fuzz/)"
+  say "fuzzing: each libFuzzer target for ${FUZZ_SECONDS:-10} s (build-fuzz/)"
   t0=$(date +%s)
   fuzz_rc=0
   CC=clang
   export CC
-  { setup_dir build-fuzz -Dfuzz=true -Dfuzz_seconds="${FUZZ_SECONDS:-20}" -Dtests=false \
+  { setup_dir build-fuzz -Dfuzz=true -Dfuzz_seconds="${FUZZ_SECONDS:-10}" -Dtests=false \
     -Dman=disabled -Db_sanitize=address,undefined -Db_lundef=false &&
     $low meson compile -C build-fuzz; } || fuzz_rc=$?
   unset CC
