@@ -39,7 +39,7 @@ procs_left() {
 # nothing_left WHAT PID LOCK: one test line per kind of leftover.
 nothing_left() {
 	local what=$1 pid=$2 lock=$3 left
-	left=$(ls -A "$XDG_RUNTIME_DIR" "$T/rep" | grep -v -e '^$' -e ':$')
+	left=$(find "$XDG_RUNTIME_DIR" "$T/rep" -mindepth 1 -maxdepth 1)
 	check_eq "$what: no directory, no report file" "" "$left"
 	left=$(cg_left "$pid")
 	check_eq "$what: no cgroup" "" "$left"
@@ -67,7 +67,7 @@ clear_left() {
 private_left() {
 	local d
 	for d in $(cg_dirs $$ 'memory|pids|freezer'); do
-		[ "$d" = "${d%/bb.$$}" ] || ls -d "$d"/proctor-* 2>/dev/null
+		[ "$d" = "${d%/bb."$$"}" ] || ls -d "$d"/proctor-* 2>/dev/null
 	done
 }
 
