@@ -9,6 +9,8 @@
 
 static const char *log_progname = "proctord";
 static int log_quiet;
+static void (*log_fatal_fn)(void *ctx);
+static void *log_fatal_ctx;
 
 void log_init(const char *progname)
 {
@@ -18,6 +20,22 @@ void log_init(const char *progname)
 void log_set_quiet(int quiet)
 {
 	log_quiet = quiet;
+}
+
+void log_on_fatal(void (*fn)(void *ctx), void *ctx)
+{
+	log_fatal_fn = fn;
+	log_fatal_ctx = ctx;
+}
+
+/* The hook, once: one that ends in log_fatal itself does not run again. */
+static void log_run_fatal_hook(void)
+{
+	void (*fn)(void *ctx) = log_fatal_fn;
+
+	log_fatal_fn = NULL;
+	if (fn)
+		fn(log_fatal_ctx);
 }
 
 __attribute__((format(printf, 2, 0))) static void log_vprint(int with_errno, const char *fmt,
@@ -70,6 +88,7 @@ void log_fatalx(int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	log_vprint(0, fmt, ap);
 	va_end(ap);
+	log_run_fatal_hook();
 	/* Before proctord's opener thread exists: it starts in the loop,
 	 * and set-up failures are all that end proctord this way. */
 	exit(code); // NOLINT(concurrency-mt-unsafe)
@@ -82,5 +101,6 @@ void log_fatal(int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	log_vprint(1, fmt, ap);
 	va_end(ap);
+	log_run_fatal_hook();
 	exit(code); // NOLINT(concurrency-mt-unsafe): as log_fatalx
 }

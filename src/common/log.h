@@ -17,6 +17,9 @@ enum {
 
 void log_init(const char *progname);
 void log_set_quiet(int quiet);
+/* fn(ctx) is called before log_fatal and log_fatalx exit, once (proctord's
+ * teardown: sandbox_end). NULL: nothing. */
+void log_on_fatal(void (*fn)(void *ctx), void *ctx);
 void log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 noreturn void log_fatalx(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

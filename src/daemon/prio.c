@@ -188,8 +188,3 @@ void prio_lower(struct prio *p)
 		log_warn("sched_setscheduler SCHED_OTHER");
 	p->rt = p->rt_now = 0;
 }
-
-void prio_finish(struct prio *p)
-{
-	prio_lower(p);
-}

@@ -41,6 +41,5 @@ int prio_raise(struct prio *p, struct ev_loop *loop, int nice_value);
  * program ended or is being killed; reaping a process of many threads
  * costs proctord up to a second in the kernel, not to be spent real-time). */
 void prio_lower(struct prio *p);
-void prio_finish(struct prio *p);
 
 #endif

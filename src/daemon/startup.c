@@ -79,7 +79,7 @@ static noreturn void daemonize_caller(pid_t pid, int fd, struct options *o, char
 	ssize_t n;
 	int st;
 
-	/* The daemon owns the cgroups and the report now. */
+	/* The daemon owns the sandbox now: this side must not undo it. */
 	disown();
 	/* A signal to this side during the set-up (pending ones included: the
 	 * daemon did not inherit them) is meant for proctord: the daemon gets

@@ -66,9 +66,9 @@ static void supervise_end_announce(struct supervisor *s)
 {
 	if (s->end_fd < 0 || s->state != SV_ENDED || (s->output && !output_done(s->output)))
 		return;
-	/* ENDED -> FINAL -> DONE, as a terminating wait's answer would. */
-	s->state = SV_FINAL;
-	supervise_call_finished(s);
+	/* ENDED -> REPORTED -> DONE, as a terminating wait's answer would. */
+	s->state = SV_REPORTED;
+	supervise_report_once(s);
 	if (write(s->end_fd, "1", 1) != 1)
 		log_warn("--end-fd");
 	close(s->end_fd);
@@ -460,24 +460,24 @@ static void supervise_kick(struct supervisor *s)
 	supervise_end_announce(s);
 }
 
-void supervise_call_finished(struct supervisor *s)
+void supervise_report_once(struct supervisor *s)
 {
-	if (s->finished_called)
+	if (s->reported)
 		return;
-	s->finished_called = 1;
-	if (s->finished)
-		s->finished(s->finished_ctx);
+	s->reported = 1;
+	if (s->report)
+		s->report(s->report_ctx);
 }
 
-/* ENDED -> FINAL: the figures are final; the report goes before the
+/* ENDED -> REPORTED: the figures are final; the report goes before the
  * answer. */
 static void supervise_report(struct supervisor *s)
 {
-	s->state = SV_FINAL;
-	supervise_call_finished(s);
+	s->state = SV_REPORTED;
+	supervise_report_once(s);
 }
 
-/* FINAL -> DONE. */
+/* REPORTED -> DONE. */
 static void supervise_final_delivered(struct supervisor *s)
 {
 	supervise_stop(s, s->interrupted ? EXIT_INTERRUPTED : EXIT_PROTOCOL_DONE);
@@ -488,7 +488,7 @@ static void supervise_final_delivered(struct supervisor *s)
  * columns states; the C table below is the same, by state, and the unit
  * test test-supervise checks that the two agree.
  *
- *              RUNNING   GRACE     KILLING   SWEEPING  ENDED     FINAL     DONE
+ *              RUNNING   GRACE     KILLING   SWEEPING  ENDED     REPORTED  DONE
  * child        reap      reap      reap      reap      reap      reap      reap
  * main-gone    ended     ended     ended     -         -         -         -
  * setup        exec      exec      exec      exec      exec      exec      exec
@@ -515,9 +515,9 @@ static void supervise_final_delivered(struct supervisor *s)
  * kill-more, sweep: kill the leftovers again (sweep: -> ENDED once none is
  * left; ENDED tells the FIFOs). grace: -> GRACE. sig-*: mark proctord
  * interrupted; sig-cut kills if it was already, sig-stop ends the loop.
- * report: -> FINAL, the --report file is written. stop: -> DONE.
+ * report: -> REPORTED, the --report file is written. stop: -> DONE.
  * With --end-fd, ended (once in ENDED) and kick also announce the end when
- * the output is delivered: the report (-> FINAL), one byte on the
+ * the output is delivered: the report (-> REPORTED), one byte on the
  * descriptor, then -> DONE, as a terminating wait's answer would.
  *
  * The FIFOs compose answers from the state and change nothing of it (the
@@ -586,7 +586,7 @@ static const struct sv_action supervise_actions[SV_N_STATES][SV_N_EVENTS] = {
 		[SV_EV_SIGNAL] = A(sig_stop, "sig-stop"),
 		[SV_EV_FINAL] = A(report, "report"),
 	},
-	[SV_FINAL] = {
+	[SV_REPORTED] = {
 		[SV_EV_CHILD] = REAP,
 		[SV_EV_SETUP] = EXEC,
 		[SV_EV_OOM] = COUNT,
@@ -624,7 +624,7 @@ static const char *const supervise_state_names[SV_N_STATES] = {
 	[SV_KILLING] = "KILLING",
 	[SV_SWEEPING] = "SWEEPING",
 	[SV_ENDED] = "ENDED",
-	[SV_FINAL] = "FINAL",
+	[SV_REPORTED] = "REPORTED",
 	[SV_DONE] = "DONE",
 };
 
@@ -831,6 +831,23 @@ static unsigned supervise_ncpus(void)
 	return 1;
 }
 
+/* A supervise_init that fails leaves nothing of its own: the child's
+ * descriptors and the listener's socket stay the caller's. Returns -1. */
+static int supervise_init_undo(struct supervisor *s)
+{
+	int saved = errno;
+
+	ptimer_close(&s->wall_timer);
+	ptimer_close(&s->cpu_timer);
+	ptimer_close(&s->grace_timer);
+	free(s->sysfilter.notif);
+	s->sysfilter.notif = NULL;
+	s->sysfilter.loop = NULL;
+	measure_free(&s->measure);
+	errno = saved;
+	return -1;
+}
+
 int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limits *l,
 		   const struct spawn_child *child, struct fifo *fifo, struct cgroup *cg,
 		   uint64_t start_us, struct output *output, int filter_sock)
@@ -856,16 +873,17 @@ int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limi
 		s->sigend[i].data = s;
 	}
 	ev_io_init(&s->err_io, supervise_err_cb, child->errfd, EV_READ);
+	s->wall_timer.fd = s->cpu_timer.fd = s->grace_timer.fd = -1;
 	if (ptimer_init(&s->wall_timer, loop, supervise_wall_cb, s) < 0 ||
 	    ptimer_init(&s->cpu_timer, loop, supervise_cpu_cb, s) < 0 ||
 	    ptimer_init(&s->grace_timer, loop, supervise_grace_cb, s) < 0)
-		return -1;
+		return supervise_init_undo(s);
 	ev_timer_init(&s->sweep_timer, supervise_sweep_cb, SWEEP_INTERVAL, SWEEP_INTERVAL);
 	ev_timer_init(&s->oom_timer, supervise_oom_timer_cb, OOM_RECHECK_FIRST, 0.);
 	s->oom_timer.data = s;
 	if (filter_sock >= 0 &&
 	    sysfilter_watch_start(&s->sysfilter, loop, filter_sock, supervise_syscall_denied, s) < 0)
-		return -1;
+		return supervise_init_undo(s);
 	if (output)
 		output_start(output, supervise_output_exceeded, supervise_output_done, s);
 	s->sigchld.data = s;
@@ -893,7 +911,7 @@ int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limi
 	return 0;
 }
 
-void supervise_finish(struct supervisor *s)
+void supervise_close(struct supervisor *s)
 {
 	ev_signal_stop(s->loop, &s->sigchld);
 	/* libev unblocks a signal when its watcher stops: the caller has

@@ -30,16 +30,16 @@
  *                                       the verdict is decided: answers say killed)
  * RUNNING, GRACE, KILLING --main reaped (in a PID namespace: its init)--> SWEEPING (leftovers killed until none is left)
  * SWEEPING --no descendant left--> ENDED (figures frozen)
- * ENDED --the final answer is due--> FINAL (finished() called: the report is in place)
- * FINAL --final answer delivered--> DONE (loop stops)
- * ENDED, FINAL --interrupted--> DONE (interrupted before, SWEEPING ends in DONE)
+ * ENDED --the final answer is due--> REPORTED (report() called: the report is in place)
+ * REPORTED --final answer delivered--> DONE (loop stops)
+ * ENDED, REPORTED --interrupted--> DONE (interrupted before, SWEEPING ends in DONE)
  *
- * finished() is called once when the sandbox has ended and its output is
+ * report() is called once when the sandbox has ended and its output is
  * delivered, before the final answer is composed: a client that reads that
  * answer finds the --report file in place.
  *
  * With an end descriptor (--end-fd), ENDED goes on to DONE by itself: once
- * the output is delivered, finished() is called, one byte is written to the
+ * the output is delivered, report() is called, one byte is written to the
  * descriptor and it is closed; no terminating wait is needed.
  *
  * Kills are for a limit (timers), the terminating wait, the output limit
@@ -56,7 +56,7 @@ enum sv_state {
 	SV_KILLING,
 	SV_SWEEPING,
 	SV_ENDED,
-	SV_FINAL,
+	SV_REPORTED,
 	SV_DONE,
 	SV_N_STATES
 };
@@ -122,9 +122,9 @@ struct supervisor {
 	 * before any answer says so; NULL: nothing. */
 	void (*ended)(void *ctx);
 	void *ended_ctx;
-	void (*finished)(void *ctx); /* NULL: nothing to do at the end */
-	void *finished_ctx;
-	int finished_called;
+	void (*report)(void *ctx); /* the report phase (the --report file); NULL: none */
+	void *report_ctx;
+	int reported;              /* report() has been called */
 	int end_fd;                /* --end-fd: written and closed at the end; -1 */
 };
 
@@ -136,10 +136,12 @@ int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limi
 		    uint64_t start_us, struct output *output, int filter_sock);
 /* Add the signals that end proctord to set. */
 void supervise_end_sigset(sigset_t *set);
-void supervise_finish(struct supervisor *s);
-/* Call s->finished now if it has not been called (the loop stopped without
+/* The supervisor's part of the end (sandbox_end): its watchers stopped, its
+ * descriptors closed. */
+void supervise_close(struct supervisor *s);
+/* Call s->report now if it has not been called (the loop stopped without
  * a final answer: a signal). */
-void supervise_call_finished(struct supervisor *s);
+void supervise_report_once(struct supervisor *s);
 
 /* --end-fd N: a close-on-exec copy of inherited descriptor N (N is
  * closed), open for writing. Returns it, or -1 with a message in err. */

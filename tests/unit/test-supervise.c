@@ -179,7 +179,7 @@ static void test_final_answer_only_after_the_end(void **state)
 		assert_string_equal(supervise_action_name(st, SV_EV_FINAL),
 				    st == SV_ENDED ? "report" : "-");
 		assert_string_equal(supervise_action_name(st, SV_EV_DELIVERED),
-				    st == SV_FINAL ? "stop" : "-");
+				    st == SV_REPORTED ? "stop" : "-");
 	}
 }
 
