@@ -530,14 +530,24 @@ static void wiring_box_filter(struct sandbox *sb)
 static void wiring_spawn(struct sandbox *sb)
 {
 	struct spawn_config *sc = &sb->sc;
-	int fds[3] = {sb->in_fd, sb->out_fd, sb->err_fd};
+	int fds[3] = {sb->in_fd, sb->out_fd, sb->err_fd}, r;
+	struct spawn_plan plan;
+	char err[512];
 
 	sc->pidns_required = sb->o->cfg.strict || sb->box.active;
 	sc->box = &sb->box;
 	sc->pidns_fallback = pids_without_init;
 	sc->pidns_fallback_ctx = sb;
+	if (spawn_plan_build(&plan, sc, err, sizeof err) < 0) {
+		spawn_plan_free(&plan);
+		fifo_close(&sb->fifo);
+		sbdir_close(&sb->dir);
+		log_fatalx(EXIT_SETUP, "%s", err);
+	}
 	sb->start_us = now_us();
-	if (spawn_start(sc, &sb->child) < 0) {
+	r = spawn_start(&plan, &sb->child);
+	spawn_plan_free(&plan);
+	if (r < 0) {
 		int saved = errno;
 
 		fifo_close(&sb->fifo);
