@@ -577,26 +577,29 @@ static const char *box_fd_path(char buf[32], int fd)
 /* The file systems the init made (the root, /tmp, /dev/shm): the only ones
  * where it makes mount points. Anywhere else (DIR, a bind of the host's
  * /usr) a directory or file it made would be left in a host directory, as
- * root's: there the mount point must exist already. The init's own copy. */
-static dev_t box_own_devs[8];
-static size_t box_n_own;
+ * root's: there the mount point must exist already. On box_child_enter's
+ * stack. */
+struct box_own {
+	dev_t devs[8];
+	size_t n;
+};
 
-static void box_child_own(int fd)
+static void box_child_own(struct box_own *own, int fd)
 {
 	struct stat st;
 
-	if (fstat(fd, &st) == 0 && box_n_own < sizeof box_own_devs / sizeof box_own_devs[0])
-		box_own_devs[box_n_own++] = st.st_dev;
+	if (fstat(fd, &st) == 0 && own->n < sizeof own->devs / sizeof own->devs[0])
+		own->devs[own->n++] = st.st_dev;
 }
 
-static int box_child_is_own(int dir)
+static int box_child_is_own(const struct box_own *own, int dir)
 {
 	struct stat st;
 
 	if (fstat(dir, &st) < 0)
 		return 0;
-	for (size_t i = 0; i < box_n_own; i++)
-		if (box_own_devs[i] == st.st_dev)
+	for (size_t i = 0; i < own->n; i++)
+		if (own->devs[i] == st.st_dev)
 			return 1;
 	return 0;
 }
@@ -607,10 +610,10 @@ static int box_child_is_own(int dir)
  * errno ENOENT (missing in a host directory), or for a wrong type (a link,
  * a FIFO, a socket, a device) ENOTDIR where a directory was wanted, EISDIR
  * or EINVAL where a regular file was. */
-static int box_child_mount_point(int dir, const char *name, int is_dir)
+static int box_child_mount_point(const struct box_own *mine, int dir, const char *name, int is_dir)
 {
 	struct stat st;
-	int fd, own = box_child_is_own(dir);
+	int fd, own = box_child_is_own(mine, dir);
 
 	if (own && is_dir && mkdirat(dir, name, 0755) < 0 && errno != EEXIST)
 		return -1;
@@ -632,7 +635,8 @@ static int box_child_mount_point(int dir, const char *name, int is_dir)
  * symbolic link is followed, since some (those in DIR) are the program's.
  * Returns an O_PATH descriptor and the last component in name (within
  * buf), or -1. */
-static int box_child_parent(const char *staged, char buf[PATH_MAX], const char **name)
+static int box_child_parent(const struct box_own *own, const char *staged, char buf[PATH_MAX],
+			    const char **name)
 {
 	size_t len = strlen(staged);
 	char *p;
@@ -658,7 +662,7 @@ static int box_child_parent(const char *staged, char buf[PATH_MAX], const char *
 			p = slash + 1;
 			continue;
 		}
-		next = box_child_mount_point(fd, p, 1);
+		next = box_child_mount_point(own, fd, p, 1);
 		saved = errno;
 		*slash = '/';
 		close(fd);
@@ -670,11 +674,11 @@ static int box_child_parent(const char *staged, char buf[PATH_MAX], const char *
 }
 
 /* The mount at staged (its root, not what it covers), O_PATH. */
-static int box_child_open(const char *staged, int flags)
+static int box_child_open(const struct box_own *own, const char *staged, int flags)
 {
 	char buf[PATH_MAX];
 	const char *name;
-	int dir = box_child_parent(staged, buf, &name), fd, saved;
+	int dir = box_child_parent(own, staged, buf, &name), fd, saved;
 
 	if (dir < 0)
 		return -1;
@@ -688,10 +692,10 @@ static int box_child_open(const char *staged, int flags)
 /* A read-only or nosuid,nodev bind: a bind remount, with the flags the
  * mount has already (a user namespace locks them: dropping one is EPERM).
  * A device node keeps its mount's nodev or not: the host's /dev. */
-static int box_child_remount(const struct box_step *s)
+static int box_child_remount(const struct box_own *own, const struct box_step *s)
 {
 	unsigned long flags = MS_REMOUNT | MS_BIND | (s->nosuid_nodev ? MS_NOSUID | MS_NODEV : 0);
-	int fd = box_child_open(s->staged, 0), r = -1, saved;
+	int fd = box_child_open(own, s->staged, 0), r = -1, saved;
 	struct statfs sf;
 	char path[32];
 
@@ -725,9 +729,11 @@ static int box_child_remount(const struct box_step *s)
 /* What in /proc writes to the kernel as a whole: a file of root's there
  * takes a write from uid 0 without any capability (core_pattern). Each is
  * bound onto itself read-only. */
-static int box_child_proc_ro(const struct box_step *proc)
+static int box_child_proc_ro(const struct box_own *own, const struct box_step *proc)
 {
-	for (size_t i = 0; box_proc_ro[i]; i++) {
+	size_t max = sizeof proc->staged_ro / sizeof proc->staged_ro[0];
+
+	for (size_t i = 0; i < max && proc->staged_ro[i]; i++) {
 		struct box_step s = {.staged = proc->staged_ro[i], .ro = 1};
 
 		if (mount(s.staged, s.staged, "none", MS_BIND | MS_REC, NULL) < 0) {
@@ -735,13 +741,13 @@ static int box_child_proc_ro(const struct box_step *proc)
 				continue;
 			return -1;
 		}
-		if (box_child_remount(&s) < 0)
+		if (box_child_remount(own, &s) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-static int box_child_make(const struct box_step *s, int dir, const char *name)
+static int box_child_make(struct box_own *own, const struct box_step *s, int dir, const char *name)
 {
 	char path[32];
 	size_t len;
@@ -763,7 +769,7 @@ static int box_child_make(const struct box_step *s, int dir, const char *name)
 	default:
 		break;
 	}
-	fd = box_child_mount_point(dir, name, s->kind != BOX_BIND || s->is_dir);
+	fd = box_child_mount_point(own, dir, name, s->kind != BOX_BIND || s->is_dir);
 	if (fd < 0)
 		return -1;
 	box_fd_path(path, fd);
@@ -775,47 +781,39 @@ static int box_child_make(const struct box_step *s, int dir, const char *name)
 		r = mount("proc", path, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
 	close(fd);
 	if (r == 0 && s->kind == BOX_TMPFS) {
-		fd = box_child_open(s->staged, O_DIRECTORY);
+		fd = box_child_open(own, s->staged, O_DIRECTORY);
 		if (fd >= 0) {
-			box_child_own(fd);
+			box_child_own(own, fd);
 			close(fd);
 		}
 	}
 	if (r == 0 && s->kind == BOX_PROC)
-		r = box_child_proc_ro(s);
+		r = box_child_proc_ro(own, s);
 	return r;
 }
 
-static int box_child_step(const struct box_step *s, const char **what)
+static int box_child_step(struct box_own *own, const struct box_step *s, const char **what)
 {
 	char buf[PATH_MAX];
 	const char *name;
 	int dir, r, saved;
 
 	*what = s->path;
-	dir = box_child_parent(s->staged, buf, &name);
+	dir = box_child_parent(own, s->staged, buf, &name);
 	if (dir < 0)
 		return -1;
-	r = box_child_make(s, dir, name);
+	r = box_child_make(own, s, dir, name);
 	saved = errno;
 	close(dir);
 	errno = saved;
 	return r;
 }
 
-int box_child_enter(const struct box *b, const char **what)
+/* A descriptor opened in the host's mount namespace cannot be bound in a
+ * new one: each source again, by the path it had, and it must be the very
+ * file proctord checked. Before the staging mount hides anything. */
+static int box_child_reopen(const struct box *b, const char **what)
 {
-	*what = "unshare(mount, IPC, UTS, cgroup, network namespaces)";
-	if (unshare(box_unshare_flags(b)) < 0)
-		return -1;
-	/* Before any mount: nothing done here may propagate to the host. */
-	*what = "making / private";
-	if (mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0)
-		return -1;
-	/* A descriptor opened in the host's mount namespace cannot be bound
-	 * in this one: each source again, by the path it had, and it must be
-	 * the very file proctord checked. Before the staging mount hides
-	 * anything. */
 	for (size_t i = 0; i < b->n_steps; i++) {
 		const struct box_step *s = &b->steps[i];
 		struct stat st;
@@ -835,6 +833,22 @@ int box_child_enter(const struct box *b, const char **what)
 		if (errno)
 			return -1;
 	}
+	return 0;
+}
+
+int box_child_enter(const struct box *b, const char **what)
+{
+	struct box_own own = {.n = 0};
+
+	*what = "unshare(mount, IPC, UTS, cgroup, network namespaces)";
+	if (unshare(box_unshare_flags(b)) < 0)
+		return -1;
+	/* Before any mount: nothing done here may propagate to the host. */
+	*what = "making / private";
+	if (mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0)
+		return -1;
+	if (box_child_reopen(b, what) < 0)
+		return -1;
 	*what = "the root tmpfs";
 	if (mount("proctor-box", BOX_STAGE, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m") < 0)
 		return -1;
@@ -843,11 +857,11 @@ int box_child_enter(const struct box *b, const char **what)
 
 		if (root < 0)
 			return -1;
-		box_child_own(root);
+		box_child_own(&own, root);
 		close(root);
 	}
 	for (size_t i = 0; i < b->n_steps; i++)
-		if (box_child_step(&b->steps[i], what) < 0)
+		if (box_child_step(&own, &b->steps[i], what) < 0)
 			return -1;
 	/* After every mount: a read-only bind still held the mount points of
 	 * what goes inside it. */
@@ -855,7 +869,7 @@ int box_child_enter(const struct box *b, const char **what)
 		const struct box_step *s = &b->steps[i];
 
 		*what = s->path;
-		if (s->kind == BOX_BIND && (s->ro || s->nosuid_nodev) && box_child_remount(s) < 0)
+		if (s->kind == BOX_BIND && (s->ro || s->nosuid_nodev) && box_child_remount(&own, s) < 0)
 			return -1;
 	}
 	for (size_t i = 0; i < b->n_steps; i++)

@@ -737,10 +737,24 @@ static void sandbox_spawn_warnings(struct sandbox *sb)
  * then the program's alone. */
 static int step_program(struct sandbox *sb, char *err, size_t errlen)
 {
+	struct spawn_plan plan;
+	int r, saved;
+
 	sandbox_spawn_config(sb);
 	sandbox_spawn_config_more(sb);
+	/* Everything the child reads, checked here (a limit it could not set
+	 * fails the start, not the program). */
+	if (spawn_plan_build(&plan, &sb->sc, err, errlen) < 0) {
+		spawn_plan_free(&plan);
+		sb->sc.tty_foreground = 0;
+		return EXIT_SETUP;
+	}
 	sb->start_us = now_us();
-	if (spawn_start(&sb->sc, &sb->child) < 0) {
+	r = spawn_start(&plan, &sb->child);
+	saved = errno;
+	spawn_plan_free(&plan);
+	errno = saved;
+	if (r < 0) {
 		if (sb->child.pidns_err && sb->box.active)
 			snprintf(err, errlen, "error: cannot make the box's namespaces (%s)",
 				 strerror(sb->child.pidns_err));

@@ -4,7 +4,10 @@
 // Between clone and execve the child runs on a copy of proctord's memory with
 // no other thread, so it may only make system calls: no malloc, no stdio.
 // Any failure is written to a CLOEXEC pipe as {stage, errno, what}; a
-// successful execve closes the pipe, and the parent reads EOF.
+// successful execve closes the pipe, and the parent reads EOF. It reads
+// nothing but the plan proctord built and checked before the clone
+// (spawn_plan_build) and what the clone made (struct spawn_run): no
+// file-level variable, nothing to look up.
 //
 // Where the kernel allows it, the clone makes a new PID namespace and the
 // child is its init (PID 1), which stays proctord's code: it forks the
@@ -46,15 +49,25 @@ struct spawn_msg {
 	char what[200];
 };
 
-/* Whether the clone in progress puts the child into c->cgroup_fd: the child
- * reads its copy to know whether it must join that cgroup itself. */
-static int spawn_cloned_into;
-/* The init's lines for its own uid_map and gid_map (a new user namespace),
- * made before the clone: the child may not use stdio. */
-static char spawn_uid_map[32], spawn_gid_map[32];
-/* The init's uid 0 is not proctord's (SPAWN_PIDNS_USER_ROOT): it waits for
- * proctord to write its maps, then takes uid and gid 0 there. */
-static int spawn_root_mapped;
+/* What the clone made, which the plan cannot say: the child's ends of the
+ * pipes, the namespace it is in, whether it was born in its cgroup. The
+ * child and the init read this and the plan, nothing else. */
+struct spawn_run {
+	int errfd;
+	int statusfd;     /* the init's status pipe; -1 without a PID namespace */
+	int parent_pidfd; /* the init's pidfd of proctord, or -1 */
+	int syncfd;       /* SPAWN_PIDNS_USER_ROOT: the maps' go-ahead, else -1 */
+	pid_t parent;     /* proctord's pid */
+	enum spawn_pidns ns;
+	int cloned_into; /* born in the plan's cgroup_fd: no cgroup.procs to write */
+};
+
+/* In a user namespace of its own: RLIMIT_NPROC counts only its tree, and
+ * its capabilities there are dropped before execve. */
+static int spawn_run_userns(const struct spawn_run *r)
+{
+	return r->ns == SPAWN_PIDNS_USER || r->ns == SPAWN_PIDNS_USER_ROOT;
+}
 
 static void spawn_report(int fd, enum spawn_stage stage, int err, const char *what)
 {
@@ -154,13 +167,15 @@ static int spawn_child_open_path(const char *path, int flags, int in_box, int re
 	return fd;
 }
 
-static void spawn_child_stdio(int errfd, int target, const char *path, int fd, int err,
-			      int null_stdio, int in_box, int reached, enum spawn_stage stage)
+static void spawn_child_stdio(int errfd, int target, const struct spawn_stdio *s, int null_stdio,
+			      int in_box, enum spawn_stage stage)
 {
 	int flags = target == 0 ? O_RDONLY : O_WRONLY | O_CREAT | O_TRUNC;
+	const char *path = s->path;
+	int fd = s->fd, reached = s->reached;
 
-	if (err)
-		spawn_report(errfd, stage, err, path);
+	if (s->err)
+		spawn_report(errfd, stage, s->err, path);
 	if (fd >= 0) {
 		/* dup2 leaves the copy without FD_CLOEXEC; the original
 		 * closes at execve. */
@@ -186,43 +201,20 @@ static void spawn_child_stdio(int errfd, int target, const char *path, int fd, i
 	close(fd);
 }
 
-static void spawn_child_rlimit(int errfd, int resource, uint64_t soft, uint64_t hard,
-			       const char *name)
+/* The plan's rlimits; RLIMIT_NPROC only in a user namespace of its own
+ * (outside one it would count every process of the uid on the host). */
+static void spawn_child_limits(int errfd, const struct spawn_plan *p, int userns)
 {
-	struct rlimit rl = {
-		.rlim_cur = soft == UNITS_UNLIMITED ? RLIM_INFINITY : (rlim_t)soft,
-		.rlim_max = hard == UNITS_UNLIMITED ? RLIM_INFINITY : (rlim_t)hard,
-	};
+	for (size_t i = 0; i < p->n_rlimits; i++) {
+		const struct spawn_rlimit *l = &p->rlimits[i];
+		struct rlimit rl = {
+		    .rlim_cur = l->soft == UNITS_UNLIMITED ? RLIM_INFINITY : (rlim_t)l->soft,
+		    .rlim_max = l->hard == UNITS_UNLIMITED ? RLIM_INFINITY : (rlim_t)l->hard,
+		};
 
-	if (setrlimit(resource, &rl) < 0)
-		spawn_report(errfd, STAGE_LIMITS, errno, name);
-}
-
-static void spawn_child_limits(int errfd, const struct limits *l, uint64_t nproc)
-{
-	/* Outside a user namespace of its own it would count every process
-	 * of the uid on the host. */
-	if (nproc && (spawn_uid_map[0] || spawn_root_mapped))
-		spawn_child_rlimit(errfd, RLIMIT_NPROC, nproc, nproc, "RLIMIT_NPROC");
-	/* No core files: a crashing submission must not fill the disk. */
-	spawn_child_rlimit(errfd, RLIMIT_CORE, 0, 0, "RLIMIT_CORE");
-	if (l->cpu_time_us != UNITS_UNLIMITED) {
-		/* A backstop only: whole seconds and per process. The tree's
-		 * limit is proctord's deadline timer, which fires first. */
-		uint64_t s = (l->cpu_time_us + 999999) / 1000000 + 1;
-
-		spawn_child_rlimit(errfd, RLIMIT_CPU, s, s + 1, "RLIMIT_CPU");
+		if ((!l->userns_only || userns) && setrlimit(l->resource, &rl) < 0)
+			spawn_report(errfd, STAGE_LIMITS, errno, l->name);
 	}
-	if (l->address_space != UNITS_UNLIMITED)
-		spawn_child_rlimit(errfd, RLIMIT_AS, l->address_space, l->address_space,
-				   "RLIMIT_AS");
-	if (l->fsize != UNITS_UNLIMITED)
-		spawn_child_rlimit(errfd, RLIMIT_FSIZE, l->fsize, l->fsize, "RLIMIT_FSIZE");
-	if (l->stack != UNITS_UNLIMITED)
-		spawn_child_rlimit(errfd, RLIMIT_STACK, l->stack, l->stack, "RLIMIT_STACK");
-	/* soft = hard: the program cannot raise it again. */
-	if (l->nofile != UNITS_UNLIMITED)
-		spawn_child_rlimit(errfd, RLIMIT_NOFILE, l->nofile, l->nofile, "RLIMIT_NOFILE");
 }
 
 static void spawn_child_close_fds(int errfd)
@@ -294,17 +286,18 @@ static void spawn_child_foreground(void)
  * FIFO nobody writes) must not keep the wait FIFO open should proctord die;
  * only keep stays, closed at execve. libev blocks the signals it watches, and
  * SIG_IGN survives execve: back to the defaults, nothing blocked. */
-static void spawn_child_prepare(const struct spawn_config *c, int errfd, int join,
+static void spawn_child_prepare(const struct spawn_plan *p, const struct spawn_run *r, int join,
 				const int *keep, size_t n_keep)
 {
+	int errfd = r->errfd;
 	sigset_t none;
 
 	if (join) {
-		if (!spawn_cloned_into && c->cgroup_procs_fd >= 0)
-			spawn_child_join(errfd, c->cgroup_procs_fd, c->cgroup_path);
-		for (size_t i = 0; i < c->n_join; i++)
-			spawn_child_join(errfd, c->join_fds[i], c->join_paths[i]);
-		if (c->affinity && sched_setaffinity(0, sizeof *c->affinity, c->affinity) < 0)
+		if (!r->cloned_into && p->c.cgroup_procs_fd >= 0)
+			spawn_child_join(errfd, p->c.cgroup_procs_fd, p->c.cgroup_path);
+		for (size_t i = 0; i < p->c.n_join; i++)
+			spawn_child_join(errfd, p->c.join_fds[i], p->c.join_paths[i]);
+		if (p->pin && sched_setaffinity(0, sizeof p->affinity, &p->affinity) < 0)
 			spawn_report(errfd, STAGE_SETUP, errno, "sched_setaffinity (--cpuset)");
 	}
 	spawn_child_close_except(keep, n_keep);
@@ -342,22 +335,17 @@ static void spawn_child_drop_caps(int errfd)
 }
 
 /* Standard input, output and error: the caller's paths and descriptors. */
-static void spawn_child_open_stdio(const struct spawn_config *c, int errfd, int in_box)
+static void spawn_child_open_stdio(const struct spawn_plan *p, int errfd, int in_box)
 {
 	const struct isolate none_isolate = {0};
-	const struct isolate *iso = c->isolate ? c->isolate : &none_isolate;
+	const struct isolate *iso = &p->iso;
 
-	if (c->null_stdio) {
-		/* Let go of the caller's descriptors before opening anything that
-		 * may block (a FIFO with no peer): $(proctord --daemonize ...)
-		 * must not wait for the program's set-up. */
-		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-		if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
-			spawn_report(errfd, STAGE_SETUP, errno, "/dev/null");
-		if (null > 2)
-			close(null);
-	}
+	/* Let go of the caller's descriptors before opening anything that may
+	 * block (a FIFO with no peer): $(proctord --daemonize ...) must not
+	 * wait for the program's set-up. */
+	if (p->c.null_stdio &&
+	    (dup2(p->null_fd, 0) < 0 || dup2(p->null_fd, 1) < 0 || dup2(p->null_fd, 2) < 0))
+		spawn_report(errfd, STAGE_SETUP, errno, "/dev/null");
 	/* In a box, with the rights of the user who runs the program, never
 	 * more: root opening a name in DIR, which that user writes, would read
 	 * or overwrite whatever a link there points to. Root's groups go
@@ -371,12 +359,9 @@ static void spawn_child_open_stdio(const struct spawn_config *c, int errfd, int 
 		setfsgid(iso->gid);
 	if (iso->set_uid)
 		setfsuid(iso->uid);
-	spawn_child_stdio(errfd, 0, c->stdin_path, c->stdin_fd, 0, c->null_stdio, in_box,
-			  c->stdio_reached[0], STAGE_STDIN);
-	spawn_child_stdio(errfd, 1, c->stdout_path, c->stdout_fd, c->stdout_err, c->null_stdio,
-			  in_box, c->stdio_reached[1], STAGE_STDOUT);
-	spawn_child_stdio(errfd, 2, c->stderr_path, c->stderr_fd, c->stderr_err, c->null_stdio,
-			  in_box, c->stdio_reached[2], STAGE_STDERR);
+	spawn_child_stdio(errfd, 0, &p->stdio[0], p->c.null_stdio, in_box, STAGE_STDIN);
+	spawn_child_stdio(errfd, 1, &p->stdio[1], p->c.null_stdio, in_box, STAGE_STDOUT);
+	spawn_child_stdio(errfd, 2, &p->stdio[2], p->c.null_stdio, in_box, STAGE_STDERR);
 	/* Back to root's rights for what is left to set up (the box). */
 	if (iso->set_uid)
 		setfsuid(0);
@@ -384,8 +369,6 @@ static void spawn_child_open_stdio(const struct spawn_config *c, int errfd, int 
 		setfsgid(0);
 }
 
-/* parent: proctord's pid, or 1 (the init) in a PID namespace; joined: the
- * init has joined the cgroups already. */
 /* In a user namespace the init's capabilities there came along with the
  * fork: the program gets none, as without a namespace (execve would drop
  * them; --unshare-net must not depend on that). */
@@ -409,33 +392,74 @@ static void spawn_child_deathsig(int errfd, pid_t parent)
 		_exit(127);
 }
 
-static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent, int joined)
+/* What needs privileges, after the stdio is open: the filter, the limits,
+ * the ids, the capabilities. */
+static void spawn_child_confine(const struct spawn_plan *p, const struct spawn_run *r, int in_box,
+				pid_t parent)
 {
-	const struct isolate none_isolate = {0};
-	const struct isolate *iso = c->isolate ? c->isolate : &none_isolate;
-	int keep[] = {errfd, c->stdin_fd, c->stdout_fd, c->stderr_fd,
-		      c->filter ? c->filter_sock : -1};
+	/* root's own box: the bounding set and the capabilities go here; in
+	 * a user namespace they went first (spawn_child). */
+	int own_caps = in_box && !spawn_run_userns(r);
 	const char *what = NULL;
-	int in_box = joined && c->box && c->box->active;
+	int errfd = r->errfd;
+
+	/* Namespaces need CAP_SYS_ADMIN: before the identity changes. A box
+	 * has its own already. */
+	if (!in_box && isolate_child_namespaces(&p->iso, &what) < 0)
+		spawn_report(errfd, STAGE_SETUP, errno, what);
+	/* The filter goes in before the limits: with a user notification it
+	 * makes a descriptor (its listener), which a low RLIMIT_NOFILE would
+	 * refuse. What runs after it here (setrlimit, setgroups, setres[ug]id,
+	 * prctl, chdir, close_range, execve) is not on its list. */
+	if (p->c.filter && sysfilter_child_load(p->c.filter, p->c.filter_sock, &what) < 0)
+		spawn_report(errfd, STAGE_SETUP, errno, what);
+
+	/* Limits after the opens (a low RLIMIT_NOFILE must not stop them) and
+	 * before the identity changes (raising one needs root). */
+	spawn_child_limits(errfd, p, spawn_run_userns(r));
+	/* A box does not hold a program with root's capabilities (it could
+	 * remount, or open the host's files by handle): the bounding set is
+	 * emptied while that is still allowed, the rest after the ids. */
+	if (own_caps)
+		spawn_child_drop_bounding(errfd);
+	if (isolate_child_ids(&p->iso, &what) < 0)
+		spawn_report(errfd, STAGE_SETUP, errno, what);
+	if (own_caps)
+		spawn_child_drop_caps(errfd);
+	/* A change of identity clears the parent-death signal: set it again,
+	 * and check again that proctord is still there. */
+	spawn_child_deathsig(errfd, parent);
+}
+
+/* The program, from the clone (or the init's fork) to execve. parent:
+ * proctord's pid, or 1 (the init) in a PID namespace; joined: the init has
+ * joined the cgroups already. */
+static void spawn_child(const struct spawn_plan *p, const struct spawn_run *r, pid_t parent,
+			int joined)
+{
+	int keep[] = {r->errfd, p->stdio[0].fd, p->stdio[1].fd, p->stdio[2].fd,
+		      p->c.filter ? p->c.filter_sock : -1, p->null_fd};
+	const char *what = NULL;
+	int in_box = joined && p->c.box, errfd = r->errfd;
 
 	/* uid 0 of a user namespace would get the namespace's capabilities
 	 * back at execve: its bounding set goes first, while the init's
 	 * capabilities there still allow it. */
-	if (joined && spawn_root_mapped)
+	if (joined && r->ns == SPAWN_PIDNS_USER_ROOT)
 		spawn_child_drop_bounding(errfd);
-	if (joined && (spawn_uid_map[0] || spawn_root_mapped))
+	if (joined && spawn_run_userns(r))
 		spawn_child_userns_caps(errfd);
 
-	spawn_child_prepare(c, errfd, !joined, keep, sizeof keep / sizeof keep[0]);
+	spawn_child_prepare(p, r, !joined, keep, sizeof keep / sizeof keep[0]);
 
 	/* Its own process group (and with --new-session its own session). In
 	 * a PID namespace the init made the group and the program stays in
 	 * it: its process group is the init's, whose pid proctord knows. With
 	 * --new-session (no terminal to hand over) it leads a session of its
 	 * own, apart from the init's. */
-	if ((!joined || iso->new_session) && isolate_child_session(iso, &what) < 0)
+	if ((!joined || p->iso.new_session) && isolate_child_session(&p->iso, &what) < 0)
 		spawn_report(errfd, STAGE_SETUP, errno, what);
-	if (c->tty_foreground)
+	if (p->c.tty_foreground)
 		spawn_child_foreground();
 	spawn_child_deathsig(errfd, parent);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
@@ -444,49 +468,23 @@ static void spawn_child(const struct spawn_config *c, int errfd, pid_t parent, i
 	 * inherit that. A real-time proctord's fork reset a negative nice
 	 * value to 0: getting the caller's back may need a privilege that
 	 * only RLIMIT_RTPRIO stood for; then the program runs at 0. */
-	if (setpriority(PRIO_PROCESS, 0, c->nice) < 0 &&
-	    !(c->nice < 0 && (errno == EACCES || errno == EPERM)))
+	if (setpriority(PRIO_PROCESS, 0, p->c.nice) < 0 &&
+	    !(p->c.nice < 0 && (errno == EACCES || errno == EPERM)))
 		spawn_report(errfd, STAGE_SETUP, errno, "setpriority");
 
 	/* In a box the init opened them, on the host's paths. */
 	if (!in_box)
-		spawn_child_open_stdio(c, errfd, 0);
-
-	/* Namespaces need CAP_SYS_ADMIN: before the identity changes. A box
-	 * has its own already. */
-	if (!in_box && isolate_child_namespaces(iso, &what) < 0)
-		spawn_report(errfd, STAGE_SETUP, errno, what);
-	/* The filter goes in before the limits: with a user notification it
-	 * makes a descriptor (its listener), which a low RLIMIT_NOFILE would
-	 * refuse. What runs after it here (setrlimit, setgroups, setres[ug]id,
-	 * prctl, chdir, close_range, execve) is not on its list. */
-	if (c->filter && sysfilter_child_load(c->filter, c->filter_sock, &what) < 0)
-		spawn_report(errfd, STAGE_SETUP, errno, what);
-
-	/* Limits after the opens (a low RLIMIT_NOFILE must not stop them) and
-	 * before the identity changes (raising one needs root). */
-	spawn_child_limits(errfd, c->limits, c->nproc);
-	/* A box does not hold a program with root's capabilities (it could
-	 * remount, or open the host's files by handle): the bounding set is
-	 * emptied while that is still allowed, the rest after the ids. */
-	if (in_box && !spawn_uid_map[0] && !spawn_root_mapped)
-		spawn_child_drop_bounding(errfd);
-	if (isolate_child_ids(iso, &what) < 0)
-		spawn_report(errfd, STAGE_SETUP, errno, what);
-	if (in_box && !spawn_uid_map[0] && !spawn_root_mapped)
-		spawn_child_drop_caps(errfd);
-	/* A change of identity clears the parent-death signal: set it again,
-	 * and check again that proctord is still there. */
-	spawn_child_deathsig(errfd, parent);
+		spawn_child_open_stdio(p, errfd, 0);
+	spawn_child_confine(p, r, in_box, parent);
 	/* As the program's user: a directory it cannot enter is its failure. */
-	if (c->chdir && chdir(c->chdir) < 0)
-		spawn_report(errfd, STAGE_CHDIR, errno, c->chdir);
+	if (p->c.chdir && chdir(p->c.chdir) < 0)
+		spawn_report(errfd, STAGE_CHDIR, errno, p->c.chdir);
 	spawn_child_close_fds(errfd);
 
 	/* execvp searches the PATH of environ: make it the program's. */
-	environ = c->envp;
-	execvp(c->argv[0], c->argv);
-	spawn_report(errfd, STAGE_EXEC, errno, c->argv[0]);
+	environ = p->c.envp;
+	execvp(p->c.argv[0], p->c.argv);
+	spawn_report(errfd, STAGE_EXEC, errno, p->c.argv[0]);
 }
 
 static void spawn_init_write(int errfd, const char *path, const char *line)
@@ -546,18 +544,15 @@ static void spawn_init_deathsig(int errfd, int parent_pidfd)
  * $(...) see their EOF when the program closes its copies); it reaps every
  * orphan, and the program's end goes to statusfd. Its exit makes the
  * kernel kill what is left. */
-static noreturn void spawn_init_reap(int errfd, int statusfd, pid_t prog)
+static noreturn void spawn_init_reap(const struct spawn_plan *p, int errfd, int statusfd,
+				     pid_t prog)
 {
 	struct spawn_status st;
-	int null;
 
 	close(errfd);
-	null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (null >= 0) {
-		dup2(null, 0);
-		dup2(null, 1);
-		dup2(null, 2);
-	}
+	dup2(p->null_fd, 0);
+	dup2(p->null_fd, 1);
+	dup2(p->null_fd, 2);
 	spawn_child_close_except(&statusfd, 1);
 	memset(&st, 0, sizeof st);
 	for (;;) {
@@ -574,51 +569,49 @@ static noreturn void spawn_init_reap(int errfd, int statusfd, pid_t prog)
 	_exit(0);
 }
 
-static void spawn_init(const struct spawn_config *c, int errfd, int statusfd, int parent_pidfd,
-		       int syncfd)
+static void spawn_init(const struct spawn_plan *p, const struct spawn_run *r)
 {
-	const struct isolate none_isolate = {0};
-	const struct isolate *iso = c->isolate ? c->isolate : &none_isolate;
-	int keep[6 + BOX_MAX_FDS] = {errfd, statusfd, c->stdin_fd, c->stdout_fd, c->stderr_fd,
-				     c->filter ? c->filter_sock : -1};
-	size_t n_keep = 6;
-	int in_box = c->box && c->box->active;
+	int keep[7 + BOX_MAX_FDS] = {r->errfd,	    r->statusfd,    p->stdio[0].fd,
+				     p->stdio[1].fd, p->stdio[2].fd, p->c.filter ? p->c.filter_sock : -1,
+				     p->null_fd};
+	size_t n_keep = 7;
+	int errfd = r->errfd;
 	const char *what = NULL;
 	pid_t prog;
 
 	/* First: a change of identity would clear the parent-death signal.
 	 * proctord's death before the go-ahead ends the wait (EOF). */
-	if (syncfd >= 0)
-		spawn_init_root_mapped(errfd, syncfd);
-	spawn_init_deathsig(errfd, parent_pidfd);
+	if (r->ns == SPAWN_PIDNS_USER_ROOT)
+		spawn_init_root_mapped(errfd, r->syncfd);
+	spawn_init_deathsig(errfd, r->parent_pidfd);
 	/* The program sees it as /proc/1: not proctord's command line. */
-	title_init_process();
+	title_init_process(p->title_args, p->title_len);
 	/* Unprivileged: a user namespace that maps proctord's user to itself,
 	 * so that the program keeps its identity (and no root inside). */
-	if (spawn_uid_map[0]) {
-		spawn_init_write(errfd, "/proc/self/uid_map", spawn_uid_map);
+	if (r->ns == SPAWN_PIDNS_USER) {
+		spawn_init_write(errfd, "/proc/self/uid_map", p->uid_map);
 		spawn_init_write(errfd, "/proc/self/setgroups", "deny");
-		spawn_init_write(errfd, "/proc/self/gid_map", spawn_gid_map);
+		spawn_init_write(errfd, "/proc/self/gid_map", p->gid_map);
 	}
 	/* The init is in the sandbox's cgroups too; the program is born there. */
-	if (in_box)
-		n_keep += box_fds(c->box, keep + n_keep, BOX_MAX_FDS);
-	spawn_child_prepare(c, errfd, 1, keep, n_keep);
+	if (p->c.box)
+		n_keep += box_fds(p->c.box, keep + n_keep, BOX_MAX_FDS);
+	spawn_child_prepare(p, r, 1, keep, n_keep);
 	/* The program's process group (and session) is the init's: its pgid
 	 * is the pid proctord has. A signal the terminal sends to the group
 	 * does not reach the init, which has no handler (a namespace's init
 	 * takes only SIGKILL and SIGSTOP from outside it). */
-	if (isolate_child_session(iso, &what) < 0)
+	if (isolate_child_session(&p->iso, &what) < 0)
 		spawn_report(errfd, STAGE_SETUP, errno, what);
 	/* The program's stdio is on the host's paths: opened before the box
 	 * hides them, and inherited. The caller's session key ring stays
 	 * behind: a fresh anonymous one, which the program inherits (and
 	 * cannot use: the box's filter denies keyctl). */
-	if (in_box) {
+	if (p->c.box) {
 		if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != ENOSYS)
 			spawn_report(errfd, STAGE_SETUP, errno, "keyctl(KEYCTL_JOIN_SESSION_KEYRING)");
-		spawn_child_open_stdio(c, errfd, 1);
-		if (box_child_enter(c->box, &what) < 0)
+		spawn_child_open_stdio(p, errfd, 1);
+		if (box_child_enter(p->c.box, &what) < 0)
 			spawn_report(errfd, STAGE_SETUP, errno, what);
 	}
 
@@ -626,11 +619,11 @@ static void spawn_init(const struct spawn_config *c, int errfd, int statusfd, in
 	if (prog < 0)
 		spawn_report(errfd, STAGE_SETUP, errno, "fork");
 	if (prog == 0) {
-		close(statusfd);
-		spawn_child(c, errfd, 1, 1);
+		close(r->statusfd);
+		spawn_child(p, r, 1, 1);
 		_exit(127);
 	}
-	spawn_init_reap(errfd, statusfd, prog);
+	spawn_init_reap(p, errfd, r->statusfd, prog);
 }
 
 void spawn_config_init(struct spawn_config *c)
@@ -640,9 +633,195 @@ void spawn_config_init(struct spawn_config *c)
 	c->filter_sock = -1;
 }
 
-/* clone3 with flags, into c's cgroup where the kernel can. Returns the pid
- * (0 in the child), or -1 with errno set. */
-static long spawn_clone(const struct spawn_config *c, uint64_t flags, int *pidfd)
+static void spawn_rlimit_add(struct spawn_rlimit *out, size_t *n, int resource, const char *name,
+			     const char *key, uint64_t soft, uint64_t hard)
+{
+	out[(*n)++] = (struct spawn_rlimit){resource, soft, hard, name, key, 0};
+}
+
+size_t spawn_plan_rlimits(struct spawn_rlimit *out, const struct limits *l, uint64_t nproc)
+{
+	size_t n = 0;
+
+	if (nproc) {
+		spawn_rlimit_add(out, &n, RLIMIT_NPROC, "RLIMIT_NPROC", "pids", nproc, nproc);
+		out[0].userns_only = 1;
+	}
+	/* No core files: a crashing submission must not fill the disk. */
+	spawn_rlimit_add(out, &n, RLIMIT_CORE, "RLIMIT_CORE", "core", 0, 0);
+	if (l->cpu_time_us != UNITS_UNLIMITED) {
+		/* A backstop only: whole seconds and per process. The tree's
+		 * limit is proctord's deadline timer, which fires first. */
+		uint64_t s = (l->cpu_time_us + 999999) / 1000000 + 1;
+
+		spawn_rlimit_add(out, &n, RLIMIT_CPU, "RLIMIT_CPU", "cpu_time", s, s + 1);
+	}
+	if (l->address_space != UNITS_UNLIMITED)
+		spawn_rlimit_add(out, &n, RLIMIT_AS, "RLIMIT_AS", "address_space", l->address_space,
+				 l->address_space);
+	if (l->fsize != UNITS_UNLIMITED)
+		spawn_rlimit_add(out, &n, RLIMIT_FSIZE, "RLIMIT_FSIZE", "fsize", l->fsize, l->fsize);
+	if (l->stack != UNITS_UNLIMITED)
+		spawn_rlimit_add(out, &n, RLIMIT_STACK, "RLIMIT_STACK", "stack", l->stack, l->stack);
+	/* soft = hard: the program cannot raise it again. */
+	if (l->nofile != UNITS_UNLIMITED)
+		spawn_rlimit_add(out, &n, RLIMIT_NOFILE, "RLIMIT_NOFILE", "nofile", l->nofile,
+				 l->nofile);
+	return n;
+}
+
+int spawn_plan_check_rlimits(const struct spawn_rlimit *rl, size_t n, const uint64_t *cur_hard,
+			     int can_raise, uint64_t nr_open, const char *why, char *err,
+			     size_t errlen)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct spawn_rlimit *l = &rl[i];
+
+		/* The kernel's ceiling, for root too (EPERM). */
+		if (l->resource == RLIMIT_NOFILE && nr_open && l->hard > nr_open) {
+			snprintf(err, errlen, "%s: %s %llu is above the kernel's fs.nr_open (%llu)",
+				 l->key, l->name, (unsigned long long)l->hard,
+				 (unsigned long long)nr_open);
+			return -1;
+		}
+		/* Raising a hard limit takes CAP_SYS_RESOURCE (EPERM). */
+		if (!can_raise && l->hard > cur_hard[i]) {
+			snprintf(err, errlen, "%s: %s %llu is above proctord's hard limit (%llu), %s",
+				 l->key, l->name, (unsigned long long)l->hard,
+				 (unsigned long long)cur_hard[i], why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Whether proctord holds capability cap in its effective set. */
+static int spawn_has_cap(int cap)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	memset(d, 0, sizeof d);
+	if (syscall(SYS_capget, &h, d) < 0)
+		return 0;
+	return ((d[cap / 32].effective >> (cap % 32)) & 1u) != 0;
+}
+
+/* fs.nr_open, the ceiling of RLIMIT_NOFILE; 0 if unknown. */
+static uint64_t spawn_nr_open(void)
+{
+	unsigned long long v = 0;
+	FILE *f = fopen("/proc/sys/fs/nr_open", "re");
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
+/* The program's rlimits, and whether it can have them: the child inherits
+ * proctord's hard limits, and in a user namespace of its own (or without
+ * CAP_SYS_RESOURCE) it cannot raise one. */
+static int spawn_plan_limits(struct spawn_plan *p, const struct spawn_config *c, char *err,
+			     size_t errlen)
+{
+	struct limits none;
+	uint64_t cur[SPAWN_MAX_RLIMITS];
+	int userns = p->c.pidns == SPAWN_PIDNS_USER || p->c.pidns == SPAWN_PIDNS_USER_ROOT;
+	int cap = spawn_has_cap(CAP_SYS_RESOURCE);
+
+	limits_init(&none);
+	p->n_rlimits = spawn_plan_rlimits(p->rlimits, c->limits ? c->limits : &none, c->nproc);
+	for (size_t i = 0; i < p->n_rlimits; i++) {
+		struct rlimit rl;
+
+		cur[i] = getrlimit(p->rlimits[i].resource, &rl) < 0 || rl.rlim_max == RLIM_INFINITY
+				 ? UNITS_UNLIMITED
+				 : (uint64_t)rl.rlim_max;
+	}
+	return spawn_plan_check_rlimits(
+	    p->rlimits, p->n_rlimits, cur, cap && !userns, spawn_nr_open(),
+	    !cap ? "and proctord has no CAP_SYS_RESOURCE to raise it"
+		 : "and the program's user namespace cannot raise it (a box's uid 0 is one: give "
+		   "--user)",
+	    err, errlen);
+}
+
+/* --unshare-net and --unshare-ipc outside a box: unshare in the child,
+ * which has CAP_SYS_ADMIN only where proctord is root (in its own user
+ * namespace the program's capabilities are gone by then). */
+static int spawn_plan_unshare(const struct spawn_plan *p, char *err, size_t errlen)
+{
+	if (p->c.box || !(p->iso.unshare_net || p->iso.unshare_ipc) || geteuid() == 0 ||
+	    spawn_has_cap(CAP_SYS_ADMIN))
+		return 0;
+	snprintf(err, errlen,
+		 "--%s: only root can give the program %s of its own (proctord runs as uid %u)",
+		 p->iso.unshare_net ? "unshare-net" : "unshare-ipc",
+		 p->iso.unshare_net ? "a network namespace" : "IPC namespaces",
+		 (unsigned)geteuid());
+	return -1;
+}
+
+int spawn_plan_build(struct spawn_plan *p, const struct spawn_config *c, char *err, size_t errlen)
+{
+	int fd;
+
+	memset(p, 0, sizeof *p);
+	p->c = *c;
+	p->null_fd = -1;
+	p->stdio[0] = (struct spawn_stdio){c->stdin_path, c->stdin_fd, 0, c->stdio_reached[0]};
+	p->stdio[1] = (struct spawn_stdio){c->stdout_path, c->stdout_fd, c->stdout_err,
+					   c->stdio_reached[1]};
+	p->stdio[2] = (struct spawn_stdio){c->stderr_path, c->stderr_fd, c->stderr_err,
+					   c->stdio_reached[2]};
+	p->pin = c->affinity != NULL;
+	if (c->affinity)
+		p->affinity = *c->affinity;
+	if (c->isolate)
+		p->iso = *c->isolate;
+	p->c.isolate = NULL;
+	p->c.limits = NULL;
+	p->c.affinity = NULL;
+	if (c->box && !c->box->active)
+		p->c.box = NULL;
+	if (p->c.pidns == SPAWN_PIDNS_USER) {
+		snprintf(p->uid_map, sizeof p->uid_map, "%u %u 1", (unsigned)geteuid(),
+			 (unsigned)geteuid());
+		snprintf(p->gid_map, sizeof p->gid_map, "%u %u 1", (unsigned)getegid(),
+			 (unsigned)getegid());
+	}
+	title_args_span(&p->title_args, &p->title_len);
+	if (spawn_plan_limits(p, c, err, errlen) < 0 || spawn_plan_unshare(p, err, errlen) < 0)
+		return -1;
+	/* The init's stdio once the program runs, and --daemonize's: above 2,
+	 * where the child's dup2 onto 0, 1 and 2 cannot overwrite it. */
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	p->null_fd = fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (fd >= 0)
+		close(fd);
+	if (p->null_fd < 0) {
+		snprintf(err, errlen, "/dev/null: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void spawn_plan_free(struct spawn_plan *p)
+{
+	int saved = errno;
+
+	if (p->null_fd >= 0)
+		close(p->null_fd);
+	p->null_fd = -1;
+	errno = saved;
+}
+
+/* clone3 with flags, into p's cgroup where the kernel can (*into says
+ * whether it did). Returns the pid (0 in the child), or -1 with errno set. */
+static long spawn_clone(const struct spawn_plan *p, uint64_t flags, int *pidfd, int *into)
 {
 	struct clone_args args;
 	long pid;
@@ -651,12 +830,12 @@ static long spawn_clone(const struct spawn_config *c, uint64_t flags, int *pidfd
 	args.flags = CLONE_PIDFD | flags;
 	args.pidfd = (uint64_t)(uintptr_t)pidfd;
 	args.exit_signal = SIGCHLD;
-	spawn_cloned_into = 0;
-	if (c->cgroup_fd >= 0) {
+	*into = 0;
+	if (p->c.cgroup_fd >= 0) {
 		/* Born in the cgroup: no moment outside it, no race to join. */
 		args.flags |= CLONE_INTO_CGROUP;
-		args.cgroup = (uint64_t)c->cgroup_fd;
-		spawn_cloned_into = 1;
+		args.cgroup = (uint64_t)p->c.cgroup_fd;
+		*into = 1;
 		pid = syscall(SYS_clone3, &args, sizeof args);
 		if (pid >= 0 || errno == EAGAIN || errno == ENOMEM)
 			return pid;
@@ -664,7 +843,7 @@ static long spawn_clone(const struct spawn_config *c, uint64_t flags, int *pidfd
 		 * joins by writing cgroup.procs, which says why if it fails. */
 		args.flags &= ~(uint64_t)CLONE_INTO_CGROUP;
 		args.cgroup = 0;
-		spawn_cloned_into = 0;
+		*into = 0;
 	}
 	pid = syscall(SYS_clone3, &args, sizeof args);
 	if (pid < 0 && !flags && (errno == ENOSYS || errno == EINVAL)) {
@@ -693,7 +872,6 @@ static long spawn_fork_pidns(int *pidfd)
 		errno = saved;
 		return -1;
 	}
-	spawn_cloned_into = 0;
 	pid = fork();
 	if (pid == 0)
 		/* The init closes self with the rest (spawn_child_close_except). */
@@ -813,12 +991,12 @@ static int spawn_write_proc(pid_t pid, const char *file, const char *line)
 /* SPAWN_PIDNS_USER_ROOT, proctord's side: uid and gid 0 of the init's
  * namespace are the host's map_uid and map_gid (root writes any map), then
  * the go-ahead. Returns 0, or -1 with errno (the init then ends). */
-static int spawn_map_root(const struct spawn_config *c, pid_t pid, int syncfd)
+static int spawn_map_root(const struct spawn_plan *p, pid_t pid, int syncfd)
 {
 	char uid_map[32], gid_map[32];
 
-	snprintf(uid_map, sizeof uid_map, "0 %u 1", (unsigned)c->map_uid);
-	snprintf(gid_map, sizeof gid_map, "0 %u 1", (unsigned)c->map_gid);
+	snprintf(uid_map, sizeof uid_map, "0 %u 1", (unsigned)p->c.map_uid);
+	snprintf(gid_map, sizeof gid_map, "0 %u 1", (unsigned)p->c.map_gid);
 	if (spawn_write_proc(pid, "uid_map", uid_map) < 0 ||
 	    spawn_write_proc(pid, "gid_map", gid_map) < 0)
 		return -1;
@@ -827,80 +1005,86 @@ static int spawn_map_root(const struct spawn_config *c, pid_t pid, int syncfd)
 
 /* The clone, with its fall backs: no clone3 (root's PID namespace through
  * unshare; root's mapped one becomes a plain one, as the caller is told),
- * no namespace at all where none is required. *ns says what was made. */
-static long spawn_clone_ns(const struct spawn_config *c, enum spawn_pidns *ns, int *pidfd,
+ * no namespace at all where none is required. r->ns says what was made,
+ * r->cloned_into whether into the cgroup. */
+static long spawn_clone_ns(const struct spawn_plan *p, struct spawn_run *r, int *pidfd,
 			   struct spawn_child *out, struct spawn_fds *f)
 {
-	long pid = spawn_clone(c, spawn_ns_flags(*ns), pidfd);
+	long pid = spawn_clone(p, spawn_ns_flags(r->ns), pidfd, &r->cloned_into);
 
 	/* No user namespace for uid 0 (no clone3 under valgrind; EPERM in a
 	 * chroot, as some containers run): the plain PID namespace, uid 0 the
 	 * host's without capabilities, which the caller warns of. */
-	if (pid < 0 && *ns == SPAWN_PIDNS_USER_ROOT && errno != EAGAIN && errno != ENOMEM) {
+	if (pid < 0 && r->ns == SPAWN_PIDNS_USER_ROOT && errno != EAGAIN && errno != ENOMEM) {
 		out->root_map_err = errno;
-		*ns = SPAWN_PIDNS;
-		spawn_root_mapped = 0;
+		r->ns = SPAWN_PIDNS;
 		if (errno != ENOSYS)
-			pid = spawn_clone(c, spawn_ns_flags(*ns), pidfd);
+			pid = spawn_clone(p, spawn_ns_flags(r->ns), pidfd, &r->cloned_into);
 	}
-	if (pid < 0 && errno == ENOSYS && *ns == SPAWN_PIDNS)
+	if (pid < 0 && errno == ENOSYS && r->ns == SPAWN_PIDNS) {
+		r->cloned_into = 0;
 		pid = spawn_fork_pidns(pidfd);
-	if (pid >= 0 || *ns == SPAWN_PIDNS_NONE || errno == EAGAIN || errno == ENOMEM)
+	}
+	if (pid >= 0 || r->ns == SPAWN_PIDNS_NONE || errno == EAGAIN || errno == ENOMEM)
 		return pid;
 	/* No namespace here (a container, a kernel without them, user
 	 * namespaces disabled): the program is proctord's child, as the
 	 * caller is told. */
 	out->pidns_err = errno;
-	if (c->pidns_required)
+	if (p->c.pidns_required)
 		return -1;
 	spawn_fds_close(f);
 	if (pipe2(f->err, O_CLOEXEC) < 0)
 		return -1;
-	*ns = SPAWN_PIDNS_NONE;
-	spawn_uid_map[0] = spawn_gid_map[0] = '\0';
-	spawn_root_mapped = 0;
-	if (c->pidns_fallback && c->pidns_fallback(c->pidns_fallback_ctx) < 0)
+	r->ns = SPAWN_PIDNS_NONE;
+	if (p->c.pidns_fallback && p->c.pidns_fallback(p->c.pidns_fallback_ctx) < 0)
 		return -1;
-	return spawn_clone(c, 0, pidfd);
+	return spawn_clone(p, 0, pidfd, &r->cloned_into);
 }
 
-int spawn_start(const struct spawn_config *c, struct spawn_child *out)
+/* In the clone's child: the init, or without a PID namespace the program.
+ * Never returns. */
+static noreturn void spawn_start_child(const struct spawn_plan *p, struct spawn_run *r,
+				       struct spawn_fds *f)
 {
-	pid_t parent = getpid();
-	enum spawn_pidns ns = c->pidns;
+	close(f->err[0]);
+	if (f->sync[1] >= 0)
+		close(f->sync[1]);
+	r->errfd = f->err[1];
+	if (r->ns != SPAWN_PIDNS_NONE) {
+		close(f->status[0]);
+		r->statusfd = f->status[1];
+		r->parent_pidfd = f->parent_pidfd;
+		r->syncfd = f->sync[0];
+		spawn_init(p, r);
+	}
+	spawn_child(p, r, r->parent, 0);
+	_exit(127);
+}
+
+int spawn_start(const struct spawn_plan *p, struct spawn_child *out)
+{
+	struct spawn_run r = {.errfd = -1,
+			      .statusfd = -1,
+			      .parent_pidfd = -1,
+			      .syncfd = -1,
+			      .parent = getpid(),
+			      .ns = p->c.pidns};
 	struct spawn_fds f;
 	int pidfd = -1;
 	long pid;
 
 	out->pidns_err = out->root_map_err = 0;
-	if (spawn_fds_open(&f, ns, parent) < 0)
+	if (spawn_fds_open(&f, r.ns, r.parent) < 0)
 		return -1;
-	spawn_uid_map[0] = spawn_gid_map[0] = '\0';
-	if (ns == SPAWN_PIDNS_USER) {
-		snprintf(spawn_uid_map, sizeof spawn_uid_map, "%u %u 1", (unsigned)geteuid(),
-			 (unsigned)geteuid());
-		snprintf(spawn_gid_map, sizeof spawn_gid_map, "%u %u 1", (unsigned)getegid(),
-			 (unsigned)getegid());
-	}
-	spawn_root_mapped = ns == SPAWN_PIDNS_USER_ROOT;
-	pid = spawn_clone_ns(c, &ns, &pidfd, out, &f);
+	pid = spawn_clone_ns(p, &r, &pidfd, out, &f);
 	if (pid < 0) {
 		spawn_fds_close(&f);
 		return -1;
 	}
-	if (pid == 0) {
-		close(f.err[0]);
-		if (f.sync[1] >= 0)
-			close(f.sync[1]);
-		if (ns != SPAWN_PIDNS_NONE) {
-			close(f.status[0]);
-			spawn_init(c, f.err[1], f.status[1], f.parent_pidfd,
-				   spawn_root_mapped ? f.sync[0] : -1);
-		}
-		spawn_child(c, f.err[1], parent, 0);
-		_exit(127);
-	}
-	if (spawn_root_mapped && spawn_map_root(c, (pid_t)pid, f.sync[1]) < 0) {
+	if (pid == 0)
+		spawn_start_child(p, &r, &f);
+	if (r.ns == SPAWN_PIDNS_USER_ROOT && spawn_map_root(p, (pid_t)pid, f.sync[1]) < 0) {
 		int saved = errno;
 
 		kill((pid_t)pid, SIGKILL);
@@ -915,7 +1099,7 @@ int spawn_start(const struct spawn_config *c, struct spawn_child *out)
 	out->pidfd = pidfd;
 	out->errfd = f.err[0];
 	out->statusfd = f.status[0];
-	out->pidns = ns;
+	out->pidns = r.ns;
 	f.err[0] = f.status[0] = -1;
 	spawn_fds_close(&f);
 	if (out->statusfd >= 0)

@@ -90,6 +90,74 @@ struct spawn_config {
 /* A spawn_config with no descriptors given: set the fields above to -1. */
 void spawn_config_init(struct spawn_config *c);
 
+/* One resource limit of the program, set between clone and execve. */
+struct spawn_rlimit {
+	int resource;
+	uint64_t soft, hard; /* UNITS_UNLIMITED: RLIM_INFINITY */
+	const char *name;    /* "RLIMIT_NOFILE": what the child's failure names */
+	const char *key;     /* the configuration's key ("nofile"), for proctord's refusal */
+	int userns_only;     /* set only in a user namespace of the program's own */
+};
+#define SPAWN_MAX_RLIMITS 7
+
+/* One of the program's stdin, stdout, stderr (see spawn_config). */
+struct spawn_stdio {
+	const char *path;
+	int fd;
+	int err;
+	int reached;
+};
+
+/* Everything the child and the init read, resolved and checked by
+ * proctord before the clone (spawn_plan_build): what the child has left to
+ * do is what only it can do (open its stdio with the program's rights, join
+ * its cgroups, its namespaces and mounts, its ids, execve), with no
+ * file-level variable and nothing to look up. */
+struct spawn_plan {
+	/* The caller's configuration, by value. Its pointers into the
+	 * caller's memory (isolate, limits, affinity) are NULL here: the
+	 * copies below stand for them. box is NULL without an active box. */
+	struct spawn_config c;
+	struct spawn_stdio stdio[3];
+	int null_fd; /* /dev/null, read-write, opened by proctord */
+	struct spawn_rlimit rlimits[SPAWN_MAX_RLIMITS];
+	size_t n_rlimits;
+	int pin; /* sched_setaffinity(affinity) as it joins the cgroups */
+	cpu_set_t affinity;
+	struct isolate iso; /* the ids, the session, the namespaces outside a box */
+	/* SPAWN_PIDNS_USER: the lines the init writes to its own uid_map and
+	 * gid_map (proctord's ids, each to itself). */
+	char uid_map[32], gid_map[32];
+	/* The text of proctord's arguments, which the init overwrites
+	 * (title_init_process). */
+	char *title_args;
+	size_t title_len;
+};
+
+/* Resolve c into p, in proctord: the limits as the setrlimit calls they
+ * become, each checked against what the program can be given (a hard limit
+ * above proctord's own that the child could not raise, RLIMIT_NOFILE above
+ * fs.nr_open), --unshare-net and --unshare-ipc against proctord's
+ * privileges, /dev/null opened, the namespace's maps written out. Returns 0,
+ * or -1 with a one-line reason in err (nothing left open). */
+int spawn_plan_build(struct spawn_plan *p, const struct spawn_config *c, char *err, size_t errlen);
+void spawn_plan_free(struct spawn_plan *p);
+
+/* The pure parts of spawn_plan_build, for the unit tests. */
+/* The program's rlimits from l, in the order they are set (RLIMIT_NPROC
+ * first, only in its user namespace, with nproc; then RLIMIT_CORE 0, and
+ * those of l that are not unlimited). Returns how many (at most
+ * SPAWN_MAX_RLIMITS). */
+size_t spawn_plan_rlimits(struct spawn_rlimit *out, const struct limits *l, uint64_t nproc);
+/* Whether the program can be given rl: a hard limit above proctord's own
+ * (cur_hard[i] for rl[i]; UNITS_UNLIMITED for none) only if can_raise (the
+ * child keeps CAP_SYS_RESOURCE: not so in a user namespace), RLIMIT_NOFILE
+ * never above nr_open (0: unknown). why says why it cannot raise one.
+ * Returns 0, or -1 with a one-line reason in err. */
+int spawn_plan_check_rlimits(const struct spawn_rlimit *rl, size_t n, const uint64_t *cur_hard,
+			     int can_raise, uint64_t nr_open, const char *why, char *err,
+			     size_t errlen);
+
 struct spawn_child {
 	pid_t pid;
 	int pidfd; /* -1 where the kernel gives none */
@@ -117,9 +185,10 @@ enum spawn_pidns spawn_pidns_wanted(void);
 /* Whether that namespace can be made here (--check): 0, or the errno. */
 int spawn_pidns_probe(enum spawn_pidns ns);
 
-/* Start the program. Returns 0, or -1 with errno set (fork failed, or the
- * namespace was required and could not be made: out->pidns_err). */
-int spawn_start(const struct spawn_config *c, struct spawn_child *out);
+/* Start the program as p says. Returns 0, or -1 with errno set (fork
+ * failed, or the namespace was required and could not be made:
+ * out->pidns_err). */
+int spawn_start(const struct spawn_plan *p, struct spawn_child *out);
 
 /* Read the child's set-up report: 1 if it failed (o filled in as a
  * "failed STAGE" outcome), 0 if it reached execve (EOF), -1 if nothing is

@@ -52,12 +52,18 @@ void title_outcome(const struct outcome *o, const struct limits *l)
 	setproctitle("%s: %s", title_dir, line);
 }
 
-void title_init_process(void)
+void title_args_span(char **args, size_t *len)
+{
+	*args = title_args;
+	*len = title_args_len;
+}
+
+void title_init_process(char *args, size_t len)
 {
 	static const char name[] = "proctor-init";
 
-	if (!title_args || !title_args_len)
+	if (!args || !len)
 		return;
-	memset(title_args, 0, title_args_len);
-	memcpy(title_args, name, sizeof name <= title_args_len ? sizeof name - 1 : title_args_len - 1);
+	memset(args, 0, len);
+	memcpy(args, name, sizeof name <= len ? sizeof name - 1 : len - 1);
 }

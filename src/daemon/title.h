@@ -5,6 +5,8 @@
 #ifndef PROCTOR_TITLE_H
 #define PROCTOR_TITLE_H
 
+#include <stddef.h>
+
 #include "report.h"
 
 /* First thing in main, before anything keeps a pointer to an argument's
@@ -14,10 +16,14 @@ void title_init(int argc, char **argv);
 void title_running(const char *dir, const char *program);
 /* The verdict is known (or has changed): its head. */
 void title_outcome(const struct outcome *o, const struct limits *l);
+/* Where the text of proctord's arguments lies (NULL, 0 without
+ * title_init), for the init's title_init_process. */
+void title_args_span(char **args, size_t *len);
 /* In the init of the program's PID namespace, which the program can see at
- * /proc/1: its command line becomes "proctor-init", nothing of the host's
- * paths (the sandbox directory, DIR, the binds). Memory writes only: the
- * init calls it between clone and execve. */
-void title_init_process(void);
+ * /proc/1: its command line (args, len from title_args_span) becomes
+ * "proctor-init", nothing of the host's paths (the sandbox directory, DIR,
+ * the binds). Memory writes only: the init calls it between clone and
+ * execve. */
+void title_init_process(char *args, size_t len);
 
 #endif

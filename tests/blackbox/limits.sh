@@ -94,4 +94,28 @@ else
 fi
 wait0 "$sb"
 
+# A hard limit the program could not be given is proctord's refusal, before
+# anything starts: above fs.nr_open (root too), above proctord's own hard
+# limit without CAP_SYS_RESOURCE.
+nr_open=$(cat /proc/sys/fs/nr_open)
+timeout "$T_OP" "$PROCTORD" --dir "$T/nofile-big" --nofile $((nr_open + 1)) -- true \
+	>/dev/null 2>"$T/big.err"
+check_eq "--nofile above fs.nr_open: proctord refuses, exit 3" 3 "$?"
+check_re "...saying why" \
+	"^proctord: nofile: RLIMIT_NOFILE $((nr_open + 1)) is above the kernel's fs.nr_open \($nr_open\)$" \
+	"$(cat "$T/big.err")"
+hard=$(ulimit -Hn)
+if [ "$can_drop" = 1 ] && [ "$hard" != unlimited ] && [ "$hard" -lt "$nr_open" ]; then
+	timeout "$T_OP" "${wrap[@]}" "$PROCTORD" --dir "$T/nofile-hard" --nofile $((hard + 1)) -- true \
+		>/dev/null 2>"$T/hard.err"
+	check_eq "--nofile above proctord's hard limit, no CAP_SYS_RESOURCE: proctord refuses, exit 3" 3 "$?"
+	check_re "...saying why" \
+		"^proctord: nofile: RLIMIT_NOFILE $((hard + 1)) is above proctord's hard limit \([0-9]+\), and proctord has no CAP_SYS_RESOURCE to raise it$" \
+		"$(cat "$T/hard.err")"
+else
+	skip "--nofile above proctord's hard limit, no CAP_SYS_RESOURCE: proctord refuses" \
+		"setpriv cannot drop CAP_SYS_RESOURCE, or the hard limit is fs.nr_open"
+	skip "...saying why" "as above"
+fi
+
 done_testing
