@@ -10,7 +10,7 @@
 #include "box.h"
 #include "isolate.h"
 #include "sblimits.h"
-#include "report.h"
+#include "status.h"
 #include "sysfilter.h"
 
 /* Where the program runs: a new PID namespace whose init (PID 1) is

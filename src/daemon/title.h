@@ -5,7 +5,7 @@
 #ifndef PROCTOR_TITLE_H
 #define PROCTOR_TITLE_H
 
-#include "report.h"
+#include "status.h"
 
 /* First thing in main, before anything keeps a pointer to an argument's
  * text: libbsd moves them to make room for the title. */

@@ -22,6 +22,7 @@
 #include "output.h"
 #include "procwalk.h"
 #include "report.h"
+#include "reportfile.h"
 #include "startup.h"
 #include "supervise.h"
 #include "title.h"
