@@ -8,7 +8,7 @@
 #include <sys/types.h>
 
 #include "box.h"
-#include "isolate.h"
+#include "identity.h"
 #include "sblimits.h"
 #include "status.h"
 #include "sysfilter.h"

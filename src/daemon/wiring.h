@@ -14,7 +14,7 @@
 #include "boxstrip.h"
 #include "cgroup.h"
 #include "fifo.h"
-#include "isolate.h"
+#include "identity.h"
 #include "options.h"
 #include "output.h"
 #include "prio.h"
