@@ -133,23 +133,6 @@ static int cg_probe_core_file(int pfd, const char *file)
 /* ------------------------------------------------------------------------ */
 /* Discovery */
 
-/* The whole of a /proc file, NUL-terminated (malloc'd), or NULL. */
-static char *cg_slurp(const char *path)
-{
-	char *buf = NULL;
-	size_t cap = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return NULL;
-	if (pread_all(fd, &buf, &cap) < 0) {
-		free(buf);
-		buf = NULL;
-	}
-	close(fd);
-	return buf;
-}
-
 static void cg_why_all(struct cgroup *cg, const char *why);
 
 /* Fill cg->h with the hierarchies proctord is in and may use. */
