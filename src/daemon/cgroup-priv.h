@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "cgroup.h"
+
 #define CG_PREFIX "proctor-"
 #define CG_LEAF "proctord"
 
@@ -18,6 +20,17 @@ int cg_read_keyed(int fd, const char *key, uint64_t *out);
 int cg_open_ro(int dirfd, const char *file);
 char *cg_slurp(const char *path);
 void cg_close(int *fd);
+
+/* cgsetup.c: set-up (cgroup_setup), or with probe its dry run for --check
+ * (cgroup_probe). */
+int cg_setup(struct cgroup *cg, enum cg_mode mode, const struct limits *l, int probe,
+	     char *err, size_t errlen);
+
+/* cgprobe.c: what set-up asks of --check where it would change something. */
+void cg_plan(struct cgroup *cg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cg_change(struct cgroup *cg, int dirfd, const char *dir, const char *file,
+	      const char *value);
+int cg_v2_has(const struct cgroup *cg, const struct cg_hier *h, const char *file);
 
 /* cgruntime.c: killing and removing, which set-up's stale clean-up uses too. */
 long cg_kill_listed(int dirfd);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: ISC
 // The sandbox's cgroups: discovery on v2, v1 and hybrid machines (cgdiscover.c),
-// set-up and limits (cgsetup.c), readings, kill, removal (cgruntime.c).
+// set-up and limits (cgsetup.c), --check's probing (cgprobe.c), readings,
+// kill, removal (cgruntime.c); their files are read and written by cgfile.c.
 #ifndef PROCTOR_CGROUP_H
 #define PROCTOR_CGROUP_H
 
