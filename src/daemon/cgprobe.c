@@ -38,8 +38,7 @@ void cg_plan(struct cgroup *cg, const char *fmt, ...)
 
 /* Write value to file in the directory dir (dirfd); in --check, only say
  * that it would be written, if the file is writable. */
-int cg_change(struct cgroup *cg, int dirfd, const char *dir, const char *file,
-	      const char *value)
+int cg_change(struct cgroup *cg, int dirfd, const char *dir, const char *file, const char *value)
 {
 	if (!cg->probe)
 		return cg_write_at(dirfd, file, value);

@@ -23,13 +23,12 @@ void cg_close(int *fd);
 
 /* cgsetup.c: set-up (cgroup_setup), or with probe its dry run for --check
  * (cgroup_probe). */
-int cg_setup(struct cgroup *cg, enum cg_mode mode, const struct limits *l, int probe,
-	     char *err, size_t errlen);
+int cg_setup(struct cgroup *cg, enum cg_mode mode, const struct limits *l, int probe, char *err,
+	     size_t errlen);
 
 /* cgprobe.c: what set-up asks of --check where it would change something. */
 void cg_plan(struct cgroup *cg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int cg_change(struct cgroup *cg, int dirfd, const char *dir, const char *file,
-	      const char *value);
+int cg_change(struct cgroup *cg, int dirfd, const char *dir, const char *file, const char *value);
 int cg_v2_has(const struct cgroup *cg, const struct cg_hier *h, const char *file);
 
 /* cgruntime.c: killing and removing, which set-up's stale clean-up uses too. */

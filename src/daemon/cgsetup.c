@@ -671,8 +671,8 @@ static void cg_open_readers(struct cgroup *cg)
 		cg->events_fd = cg_open_ro(cg->h[cg->role[CG_ROLE_EVENTS]].fd, "cgroup.events");
 }
 
-int cg_setup(struct cgroup *cg, enum cg_mode mode, const struct limits *l, int probe,
-	     char *err, size_t errlen)
+int cg_setup(struct cgroup *cg, enum cg_mode mode, const struct limits *l, int probe, char *err,
+	     size_t errlen)
 {
 	memset(cg, 0, sizeof *cg);
 	cg->mode = mode;
