@@ -31,7 +31,7 @@
 #include "answer.h"
 #include "fifo-priv.h"
 #include "log.h"
-#include "report.h"
+#include "status.h"
 #include "util.h"
 
 /* The head's answer, from the state brought up to date for it. */

@@ -31,7 +31,7 @@
 
 #include "box.h"
 #include "config.h"
-#include "isolate.h"
+#include "identity.h"
 #include "sbdir.h"
 #include "sysfilter.h"
 #include "units.h"

@@ -12,7 +12,7 @@
 #include "box.h"
 #include "boxcheck.h"
 #include "config.h"
-#include "isolate.h"
+#include "identity.h"
 #include "spawn.h"
 #include "sysfilter.h"
 

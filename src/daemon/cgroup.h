@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: ISC
 // The sandbox's cgroups: discovery on v2, v1 and hybrid machines (cgdiscover.c),
-// set-up and limits (cgsetup.c), readings, kill, removal (cgruntime.c).
+// set-up and limits (cgsetup.c), --check's probing (cgprobe.c), what serves
+// what (cgquery.c), readings, kill, removal (cgruntime.c); their files are
+// read and written by cgfile.c. What these files share besides: cgroup-priv.h.
 #ifndef PROCTOR_CGROUP_H
 #define PROCTOR_CGROUP_H
 
@@ -77,6 +79,7 @@ struct cgroup {
 	uint64_t oom_kills;       /* last seen */
 };
 
+/* cgsetup.c: set-up. */
 /* Parse a mode name; -1 if unknown. */
 int cgroup_mode_parse(const char *s);
 const char *cgroup_mode_name(enum cg_mode m);
@@ -91,18 +94,22 @@ int cgroup_setup(struct cgroup *cg, enum cg_mode mode, const struct limits *l, c
 /* Set pids.max of the sandbox's cgroup to n (UNITS_UNLIMITED: "max"), where
  * a pids cgroup serves the limit; 0 when there is none. -1 with why. */
 int cgroup_set_pids_max(struct cgroup *cg, uint64_t n, char *err, size_t errlen);
-/* The same analysis for --check, read-only: no cgroup is created, removed
- * or moved into, no controller enabled, no limit written; cg says what
- * would serve each role, and cgroup_print_plan what set-up would change. */
+
+/* cgprobe.c: --check. */
+/* cgroup_setup's analysis for --check, read-only: no cgroup is created,
+ * removed or moved into, no controller enabled, no limit written; cg says
+ * what would serve each role, and cgroup_print_plan what set-up would
+ * change. */
 void cgroup_probe(struct cgroup *cg, enum cg_mode mode, const struct limits *l);
 void cgroup_print_plan(const struct cgroup *cg, FILE *out, const char *prefix);
 /* --check: each hierarchy proctord is in, one line each: its cgroup, whether
  * proctord may make cgroups there (delegated to its uid, or root), and the
  * limits it serves. */
 void cgroup_print_hierarchies(const struct cgroup *cg, FILE *out);
-/* Remove the sandbox's cgroups (they must be empty) and close everything. */
-void cgroup_destroy(struct cgroup *cg);
+/* Whether --check found something set-up would change (cgroup_print_plan). */
+int cgroup_has_plan(const struct cgroup *cg);
 
+/* cgquery.c: questions about the cgroups set up (or probed). */
 /* Limits of l that need a cgroup and have none: one line each to out, after
  * prefix, with the reason. Returns how many. */
 size_t cgroup_unhonoured(const struct cgroup *cg, const struct limits *l, FILE *out,
@@ -126,8 +133,6 @@ uint64_t cgroup_pids_by_rlimit(struct cgroup *cg, const struct limits *l, int bo
  * /sys/fs/cgroup is in its reach. Each limit a cgroup serves then counts as
  * not enforced: the program could raise it. */
 void cgroup_program_writes(struct cgroup *cg, int yes);
-/* Whether --check found something set-up would change (cgroup_print_plan). */
-int cgroup_has_plan(const struct cgroup *cg);
 
 /* For the child: the v2 directory to clone into (CLONE_INTO_CGROUP), or -1;
  * and the cgroup.procs files it must join itself before execve. */
@@ -146,6 +151,10 @@ int cgroup_has(const struct cgroup *cg, enum cg_role r);
 long cgroup_rt_runtime(const struct cgroup *cg, const char **dir);
 /* Whether the sandbox has a cgroup at all (one that holds every process). */
 int cgroup_active(const struct cgroup *cg);
+
+/* cgruntime.c: the run time. */
+/* Remove the sandbox's cgroups (they must be empty) and close everything. */
+void cgroup_destroy(struct cgroup *cg);
 
 /* Readings; each returns 0, or -1 if the cgroup cannot tell. */
 int cgroup_cpu(struct cgroup *cg, uint64_t *usage_us, uint64_t *user_us, uint64_t *sys_us);

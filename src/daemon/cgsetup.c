@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: ISC
-// The sandbox's cgroups: discovery on v2, v1 and hybrid machines, stale removal, creation, limits, --check.
+// Setting up the sandbox's cgroups: discovery on v2, v1 and hybrid machines,
+// stale removal, creation, delegation (controllers, proctord's own leaf),
+// limits, the descriptors read at run time. --check runs it as a dry run
+// (cg->probe), whose answers and plan are cgprobe.c's; what serves what,
+// once set up, cgquery.c answers.
 //
 // Discovery is per interface, not per machine. The v2 hierarchy, even with no
 // controller attached (a hybrid machine), gives cgroup.kill, cgroup.freeze,
@@ -28,7 +32,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,91 +67,7 @@ const char *cgroup_mode_name(enum cg_mode m)
 }
 
 /* ------------------------------------------------------------------------ */
-/* --check: what set-up would change, found without changing anything */
-
-/* Add a line to what --check says set-up would do. */
-static void cg_plan(struct cgroup *cg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void cg_plan(struct cgroup *cg, const char *fmt, ...)
-{
-	size_t used = strlen(cg->plan);
-	va_list ap;
-
-	if (used + 1 < sizeof cg->plan) {
-		va_start(ap, fmt);
-		vsnprintf(cg->plan + used, sizeof cg->plan - used, fmt, ap);
-		va_end(ap);
-	}
-	used = strlen(cg->plan);
-	if (used + 1 < sizeof cg->plan)
-		snprintf(cg->plan + used, sizeof cg->plan - used, "\n");
-}
-
-/* Write value to file in the directory dir (dirfd); in --check, only say
- * that it would be written, if the file is writable. */
-static int cg_change(struct cgroup *cg, int dirfd, const char *dir, const char *file,
-		     const char *value)
-{
-	if (!cg->probe)
-		return cg_write_at(dirfd, file, value);
-	if (faccessat(dirfd, file, W_OK, 0) < 0)
-		return -1;
-	cg_plan(cg, "would write %s to %s/%s", value, dir, file);
-	return 0;
-}
-
-/* Whether a new child cgroup of the v2 cgroup at pfd would have the core
- * file (cgroup.kill, cgroup.freeze, cgroup.events, cpu.stat), without making
- * one: a non-root cgroup has the same core files as its children; below the
- * root, an existing child tells. */
-static int cg_probe_core_file(int pfd, const char *file)
-{
-	DIR *d;
-	struct dirent *de;
-	int dup, found = -1;
-
-	if (faccessat(pfd, "cgroup.type", F_OK, 0) == 0)
-		return faccessat(pfd, file, F_OK, 0) == 0;
-	dup = fcntl(pfd, F_DUPFD_CLOEXEC, 0);
-	d = dup >= 0 ? fdopendir(dup) : NULL;
-	if (!d) {
-		if (dup >= 0)
-			close(dup);
-		return 0;
-	}
-	while (found < 0 && (de = readdir(d))) {
-		char path[600];
-
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof path, "%s/cgroup.type", de->d_name);
-		if (faccessat(pfd, path, F_OK, 0) < 0)
-			continue;
-		snprintf(path, sizeof path, "%s/%s", de->d_name, file);
-		found = faccessat(pfd, path, F_OK, 0) == 0;
-	}
-	closedir(d);
-	return found > 0;
-}
-
-/* ------------------------------------------------------------------------ */
 /* Discovery */
-
-/* The whole of a /proc file, NUL-terminated (malloc'd), or NULL. */
-static char *cg_slurp(const char *path)
-{
-	char *buf = NULL;
-	size_t cap = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return NULL;
-	if (pread_all(fd, &buf, &cap) < 0) {
-		free(buf);
-		buf = NULL;
-	}
-	close(fd);
-	return buf;
-}
 
 static void cg_why_all(struct cgroup *cg, const char *why);
 
@@ -466,25 +385,6 @@ static void cg_why_all(struct cgroup *cg, const char *why)
 			strlcpy(cg->why[r], why, sizeof cg->why[r]);
 }
 
-/* Whether the sandbox's v2 cgroup in h has file. In --check it was not
- * made: a controller's files are there once the controller is enabled (the
- * caller knows), and the core files are found without making a cgroup. */
-static int cg_v2_has(const struct cgroup *cg, const struct cg_hier *h, const char *file)
-{
-	int pfd, r;
-
-	if (!cg->probe)
-		return cg_exists_at(h->fd, file);
-	if (strncmp(file, "cgroup.", 7) != 0 && strcmp(file, "cpu.stat") != 0)
-		return 1;
-	pfd = open(h->parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (pfd < 0)
-		return 0;
-	r = cg_probe_core_file(pfd, file);
-	close(pfd);
-	return r;
-}
-
 static void cg_setup_v2(struct cgroup *cg, size_t i, const struct limits *l)
 {
 	struct cg_hier *h = &cg->h[i];
@@ -771,8 +671,8 @@ static void cg_open_readers(struct cgroup *cg)
 		cg->events_fd = cg_open_ro(cg->h[cg->role[CG_ROLE_EVENTS]].fd, "cgroup.events");
 }
 
-static int cg_setup(struct cgroup *cg, enum cg_mode mode, const struct limits *l, int probe,
-		    char *err, size_t errlen)
+int cg_setup(struct cgroup *cg, enum cg_mode mode, const struct limits *l, int probe, char *err,
+	     size_t errlen)
 {
 	memset(cg, 0, sizeof *cg);
 	cg->mode = mode;
@@ -822,326 +722,6 @@ int cgroup_setup(struct cgroup *cg, enum cg_mode mode, const struct limits *l, c
 		 size_t errlen)
 {
 	return cg_setup(cg, mode, l, 0, err, errlen);
-}
-
-void cgroup_probe(struct cgroup *cg, enum cg_mode mode, const struct limits *l)
-{
-	char err[8];
-
-	cg_setup(cg, mode, l, 1, err, sizeof err);
-}
-
-void cgroup_print_plan(const struct cgroup *cg, FILE *out, const char *prefix)
-{
-	for (const char *p = cg->plan; *p;) {
-		const char *nl = strchr(p, '\n');
-		int len = nl ? (int)(nl - p) : (int)strlen(p);
-
-		fprintf(out, "%s%.*s\n", prefix, len, p);
-		p += len + (nl != NULL);
-	}
-}
-
-/* The limits (of memory, pids, cpus) that hierarchy i serves, as words. */
-static void cg_limits_of(const struct cgroup *cg, size_t i, char *buf, size_t len)
-{
-	static const struct {
-		enum cg_role r;
-		const char *name;
-	} lim[] = {{CG_ROLE_MEMORY, "memory"}, {CG_ROLE_PIDS, "pids"}, {CG_ROLE_CPUMAX, "cpu"}};
-
-	buf[0] = '\0';
-	for (size_t k = 0; k < sizeof lim / sizeof *lim; k++)
-		if (cg->role[lim[k].r] == (int)i) {
-			if (buf[0])
-				strlcat(buf, " ", len);
-			strlcat(buf, lim[k].name, len);
-		}
-	if (!buf[0])
-		strlcpy(buf, "none", len);
-}
-
-void cgroup_print_hierarchies(const struct cgroup *cg, FILE *out)
-{
-	uid_t euid = geteuid();
-	char *map = cg_slurp("/proc/self/uid_map");
-	int initial = map && cgd_uidmap_initial(map);
-
-	free(map);
-	fprintf(out, "\n");
-	if (cg->n == 0)
-		fprintf(out, "%-14s none proctord is in: %s\n", "cgroups",
-			cg->nowhere[0] ? cg->nowhere
-				       : (cg->mode == CG_MODE_NONE
-					      ? "turned off (cgroup = none)"
-					      : "no cgroup file system mounted shows them"));
-	for (size_t i = 0; i < cg->n; i++) {
-		const struct cg_hier *h = &cg->h[i];
-		char state[256], lims[64], ctrls[256] = "";
-		struct stat st;
-		int fd = open(h->parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-		if (fd < 0 || fstat(fd, &st) < 0) {
-			snprintf(state, sizeof state, "cannot be opened: %s", strerror(errno));
-		} else if (faccessat(fd, ".", W_OK | X_OK, AT_EACCESS) < 0 ||
-			   faccessat(fd, "cgroup.procs", W_OK, AT_EACCESS) < 0) {
-			snprintf(state, sizeof state,
-				 "NOT writable by proctord (uid %u): %s, owned by uid %u",
-				 (unsigned)euid, strerror(errno), (unsigned)st.st_uid);
-		} else if (st.st_uid == euid && (euid != 0 || !initial)) {
-			/* Delegated: a cgroup proctord's uid owns, with its
-			 * cgroup.procs (the kernel also wants the latter to
-			 * move proctord into a leaf of it). */
-			snprintf(state, sizeof state,
-				 "delegated to proctord (its uid %u owns it%s)", (unsigned)euid,
-				 initial ? "" : ", in a user namespace");
-		} else {
-			snprintf(state, sizeof state, "writable (proctord is root)");
-		}
-		if (h->version == 2 && fd >= 0 &&
-		    read_small_file(fd, "cgroup.controllers", ctrls, sizeof ctrls) >= 0)
-			ctrls[strcspn(ctrls, "\n")] = '\0';
-		if (fd >= 0)
-			close(fd);
-		cg_limits_of(cg, i, lims, sizeof lims);
-		if (h->version == 2)
-			fprintf(out,
-				"%-14s v2 %s: %s; limits through it: %s (cgroup.controllers: %s)\n",
-				"cgroups", h->parent, state, lims, ctrls[0] ? ctrls : "none");
-		else
-			fprintf(out, "%-14s v1 %s %s: %s; limits through it: %s\n", "cgroups",
-				h->ctrls, h->parent, state, lims);
-	}
-}
-
-/* ------------------------------------------------------------------------ */
-/* What serves what */
-
-int cgroup_has(const struct cgroup *cg, enum cg_role r)
-{
-	return cg->role[r] >= 0;
-}
-
-long cgroup_rt_runtime(const struct cgroup *cg, const char **dir)
-{
-	for (size_t i = 0; i < cg->n; i++) {
-		char buf[32];
-		int fd;
-		ssize_t n;
-
-		if (cg->h[i].version != 1 || !cgd_has_word(cg->h[i].ctrls, "cpu"))
-			continue;
-		fd = open(cg->h[i].parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		n = fd >= 0 ? read_small_file(fd, "cpu.rt_runtime_us", buf, sizeof buf) : -1;
-		if (fd >= 0)
-			close(fd);
-		if (n <= 0)
-			return -1;
-		*dir = cg->h[i].parent;
-		return strtol(buf, NULL, 10);
-	}
-	return -1;
-}
-
-int cgroup_active(const struct cgroup *cg)
-{
-	for (size_t i = 0; i < cg->n; i++)
-		if (cg->h[i].fd >= 0 || (cg->probe && cg->h[i].path))
-			return 1;
-	return 0;
-}
-
-const char *cgroup_role_source(const struct cgroup *cg, enum cg_role r, char *buf, size_t len)
-{
-	static const char *const v2[CG_ROLE_COUNT] = {
-		"cpu.stat usage_usec", "memory.peak, memory.events", "pids controller", "cpu.max",
-		"cgroup.kill", "cgroup.freeze", "cgroup.events", "cpuset.cpus", "cpu.weight",
-	};
-	static const char *const v1[CG_ROLE_COUNT] = {
-		"cpuacct.usage", "memory.max_usage_in_bytes, memory.oom_control", "pids controller",
-		"cpu.cfs_quota_us",
-		"-", "freezer.state", "-", "cpuset.cpus, cpuset.mems", "cpu.shares",
-	};
-	const struct cg_hier *h;
-
-	if (cg->role[r] < 0)
-		return NULL;
-	h = &cg->h[cg->role[r]];
-	snprintf(buf, len, "cgroup%d %s (%s)", h->version, h->version == 2 ? v2[r] : v1[r],
-		 h->path);
-	return buf;
-}
-
-/* The role that serves limit key ("memory_max", "memory_high", "pids",
- * "cpus"). */
-static enum cg_role cg_key_role(const char *key)
-{
-	if (strcmp(key, "pids") == 0)
-		return CG_ROLE_PIDS;
-	if (strcmp(key, "cpus") == 0)
-		return CG_ROLE_CPUMAX;
-	if (strcmp(key, "cpuset") == 0)
-		return CG_ROLE_CPUSET;
-	return CG_ROLE_MEMORY;
-}
-
-/* Why limit key cannot be enforced (written to buf), or NULL if it can. */
-static const char *cg_key_unenforced(const struct cgroup *cg, const char *key, char *buf,
-				     size_t len)
-{
-	enum cg_role r = cg_key_role(key);
-
-	if (r == CG_ROLE_PIDS && cg->role[r] < 0 && cg->pids_nproc)
-		return NULL;
-	if (cg->role[r] < 0) {
-		snprintf(buf, len, "%s", cg->why[r]);
-		return buf;
-	}
-	if (strcmp(key, "memory_high") == 0 && cg->h[cg->role[r]].version != 2) {
-		snprintf(buf, len, "cgroup v1 has no memory.high (%s)", cg->h[cg->role[r]].path);
-		return buf;
-	}
-	/* --cpuset's cgroup is backed by the affinity, which is as open. */
-	if (cg->program_writes && r != CG_ROLE_CPUSET) {
-		snprintf(buf, len,
-			 "the program runs as proctord's uid %u, which owns %s: it can raise this "
-			 "limit itself (run it in a --box, where no cgroup file is in its reach)",
-			 (unsigned)geteuid(), cg->h[cg->role[r]].path);
-		return buf;
-	}
-	return NULL;
-}
-
-int cgroup_enforced(const struct cgroup *cg, const char *key)
-{
-	char why[CG_WHY + 64];
-
-	return cg_key_unenforced(cg, key, why, sizeof why) == NULL;
-}
-
-void cgroup_key_mechanism(const struct cgroup *cg, const char *key, char *buf, size_t len)
-{
-	enum cg_role r = cg_key_role(key);
-	const char *file;
-	const struct cg_hier *h;
-	char why[CG_WHY + 64];
-
-	if (cg_key_unenforced(cg, key, why, sizeof why)) {
-		snprintf(buf, len, "NOT enforced: %s", why);
-		return;
-	}
-	if (cg->role[r] < 0) { /* pids, held by cgroup_pids_by_rlimit */
-		snprintf(buf, len,
-			 "RLIMIT_NPROC of the program's user namespace (pids + 1 for the init; "
-			 "no pids cgroup: %s)",
-			 cg->why[r]);
-		return;
-	}
-	h = &cg->h[cg->role[r]];
-	if (strcmp(key, "memory_max") == 0)
-		file = h->version == 2 ? "memory.max, memory.swap.max 0"
-				       : "memory.limit_in_bytes (and memsw where present)";
-	else if (strcmp(key, "memory_high") == 0)
-		file = "memory.high";
-	else if (r == CG_ROLE_PIDS)
-		file = "pids.max";
-	else if (r == CG_ROLE_CPUSET)
-		file = h->version == 2 ? "cpuset.cpus" : "cpuset.cpus, cpuset.mems";
-	else
-		file = h->version == 2 ? "cpu.max" : "cpu.cfs_quota_us";
-	snprintf(buf, len, "cgroup%d %s (%s)", h->version, file, h->path);
-}
-
-size_t cgroup_unhonoured(const struct cgroup *cg, const struct limits *l, FILE *out,
-			 const char *prefix)
-{
-	static const struct {
-		const char *key;
-		size_t off;
-	} keys[] = {
-		{"memory_max", offsetof(struct limits, memory_max)},
-		{"memory_high", offsetof(struct limits, memory_high)},
-		{"pids", offsetof(struct limits, pids)},
-		{"cpus", offsetof(struct limits, cpus_milli)},
-	};
-	size_t n = 0;
-
-	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-		uint64_t v;
-		char m[CG_WHY + 64];
-
-		memcpy(&v, (const char *)l + keys[i].off, sizeof v);
-		if (v == UNITS_UNLIMITED)
-			continue;
-		if (!cg_key_unenforced(cg, keys[i].key, m, sizeof m))
-			continue;
-		if (out)
-			fprintf(out, "%s%s cannot be honoured: %s\n", prefix, keys[i].key, m);
-		n++;
-	}
-	return n;
-}
-
-int cgroup_v2_procs_fd(const struct cgroup *cg, const char **path)
-{
-	int fd = -1;
-
-	for (size_t i = 0; i < cg->n; i++)
-		if (cg->h[i].version == 2 && cg->h[i].fd >= 0) {
-			fd = cg->h[i].procs_fd;
-			*path = cg->h[i].path;
-		}
-	return fd;
-}
-
-int cgroup_oom_watch_fd(const struct cgroup *cg)
-{
-	return cg->oom_watch_fd;
-}
-
-void cgroup_program_writes(struct cgroup *cg, int yes)
-{
-	cg->program_writes = yes;
-}
-
-uint64_t cgroup_pids_by_rlimit(struct cgroup *cg, const struct limits *l, int box, int userns)
-{
-	cg->pids_nproc = 0;
-	if (cg->role[CG_ROLE_PIDS] >= 0 || !userns)
-		return 0;
-	if (l->pids < UNITS_UNLIMITED - 1) {
-		cg->pids_nproc = 1;
-		return l->pids + 1;
-	}
-	return box ? CG_BOX_PIDS + 1 : 0;
-}
-
-int cgroup_has_plan(const struct cgroup *cg)
-{
-	return cg->plan[0] != '\0';
-}
-
-int cgroup_clone_fd(const struct cgroup *cg)
-{
-	for (size_t i = 0; i < cg->n; i++)
-		if (cg->h[i].version == 2 && cg->h[i].fd >= 0)
-			return cg->h[i].fd;
-	return -1;
-}
-
-size_t cgroup_join_fds(const struct cgroup *cg, int *fds, const char **paths, size_t max,
-		       int cloned_into)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < cg->n && n < max; i++) {
-		if (cg->h[i].procs_fd < 0 || (cg->h[i].version == 2 && cloned_into))
-			continue;
-		fds[n] = cg->h[i].procs_fd;
-		paths[n] = cg->h[i].path;
-		n++;
-	}
-	return n;
 }
 
 int cgroup_set_pids_max(struct cgroup *cg, uint64_t n, char *err, size_t errlen)

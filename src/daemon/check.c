@@ -14,7 +14,7 @@
 #include "config.h"
 #include "cpuset.h"
 #include "hostcheck.h"
-#include "isolate.h"
+#include "identity.h"
 #include "log.h"
 #include "options.h"
 #include "prio.h"

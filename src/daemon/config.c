@@ -18,7 +18,7 @@
 
 #include "cgroup.h"
 #include "config.h"
-#include "isolate.h"
+#include "identity.h"
 #include "units.h"
 #include "util.h"
 

@@ -68,7 +68,7 @@ struct config {
 	int clear_env;
 	int cgroup_mode; /* enum cg_mode */
 	int strict;
-	/* The program's identity and isolation (isolate.c, sysfilter.c). */
+	/* The program's identity and isolation (identity.c, sysfilter.c). */
 	char *user, *group;
 	int no_root;
 	int new_session;

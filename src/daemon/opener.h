@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "report.h"
+#include "status.h"
 
 /* An answer composed this long before its reader came is delivered as it
  * is; a reader that comes later gets one composed when it came. */

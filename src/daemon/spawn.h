@@ -8,9 +8,9 @@
 #include <sys/types.h>
 
 #include "box.h"
-#include "isolate.h"
+#include "identity.h"
 #include "sblimits.h"
-#include "report.h"
+#include "status.h"
 #include "sysfilter.h"
 
 /* Where the program runs: a new PID namespace whose init (PID 1) is

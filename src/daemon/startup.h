@@ -5,7 +5,7 @@
 #ifndef PROCTOR_STARTUP_H
 #define PROCTOR_STARTUP_H
 
-#include "isolate.h"
+#include "identity.h"
 #include "options.h"
 
 /* Descriptors 0-2 must be open before anything else is: a FIFO that landed

@@ -15,8 +15,8 @@
 #include "output.h"
 #include "prio.h"
 #include "ptimer.h"
-#include "report.h"
 #include "spawn.h"
+#include "status.h"
 #include "sysfilter.h"
 
 /*

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "status.h"
 #include "title.h"
 
 /* Without title_init (the unit tests), nothing is set: libbsd would warn. */

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "report.h"
+#include "status.h"
 
 /* First thing in main, before anything keeps a pointer to an argument's
  * text: libbsd moves them to make room for the title. */

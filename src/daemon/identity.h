@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: ISC
 // The program's identity and namespaces: user and group, session, network and IPC isolation.
-#ifndef PROCTOR_ISOLATE_H
-#define PROCTOR_ISOLATE_H
+#ifndef PROCTOR_IDENTITY_H
+#define PROCTOR_IDENTITY_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: ISC
 // The program's identity and namespaces: user and group, session, network and IPC isolation.
+// (The functions and struct isolate keep their names: what the child does to
+// isolate itself.)
 //
 // The child calls these between clone and execve, so they make system calls
 // only. Names are looked up in proctord beforehand: NSS may load modules and
@@ -13,7 +15,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "isolate.h"
+#include "identity.h"
 
 int isolate_parse_id(const char *s, uint32_t *out)
 {

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: ISC
+// --check's probing of the cgroups: what set-up would change, found without
+// changing anything (cg->probe), and what --check prints of them. Set-up
+// (cgsetup.c) runs once more with probe set: where it would write a file or
+// make a cgroup, it asks here (cg_change, cg_v2_has) or adds to the plan
+// (cg_plan); no cgroup is created, removed or moved into, no controller
+// enabled, no limit written.
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgdiscover.h"
+#include "cgroup-priv.h"
+#include "cgroup.h"
+#include "util.h"
+
+/* Add a line to what --check says set-up would do. */
+void cg_plan(struct cgroup *cg, const char *fmt, ...)
+{
+	size_t used = strlen(cg->plan);
+	va_list ap;
+
+	if (used + 1 < sizeof cg->plan) {
+		va_start(ap, fmt);
+		vsnprintf(cg->plan + used, sizeof cg->plan - used, fmt, ap);
+		va_end(ap);
+	}
+	used = strlen(cg->plan);
+	if (used + 1 < sizeof cg->plan)
+		snprintf(cg->plan + used, sizeof cg->plan - used, "\n");
+}
+
+/* Write value to file in the directory dir (dirfd); in --check, only say
+ * that it would be written, if the file is writable. */
+int cg_change(struct cgroup *cg, int dirfd, const char *dir, const char *file, const char *value)
+{
+	if (!cg->probe)
+		return cg_write_at(dirfd, file, value);
+	if (faccessat(dirfd, file, W_OK, 0) < 0)
+		return -1;
+	cg_plan(cg, "would write %s to %s/%s", value, dir, file);
+	return 0;
+}
+
+/* Whether a new child cgroup of the v2 cgroup at pfd would have the core
+ * file (cgroup.kill, cgroup.freeze, cgroup.events, cpu.stat), without making
+ * one: a non-root cgroup has the same core files as its children; below the
+ * root, an existing child tells. */
+static int cg_probe_core_file(int pfd, const char *file)
+{
+	DIR *d;
+	struct dirent *de;
+	int dup, found = -1;
+
+	if (faccessat(pfd, "cgroup.type", F_OK, 0) == 0)
+		return faccessat(pfd, file, F_OK, 0) == 0;
+	dup = fcntl(pfd, F_DUPFD_CLOEXEC, 0);
+	d = dup >= 0 ? fdopendir(dup) : NULL;
+	if (!d) {
+		if (dup >= 0)
+			close(dup);
+		return 0;
+	}
+	while (found < 0 && (de = readdir(d))) {
+		char path[600];
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "%s/cgroup.type", de->d_name);
+		if (faccessat(pfd, path, F_OK, 0) < 0)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", de->d_name, file);
+		found = faccessat(pfd, path, F_OK, 0) == 0;
+	}
+	closedir(d);
+	return found > 0;
+}
+
+/* Whether the sandbox's v2 cgroup in h has file. In --check it was not
+ * made: a controller's files are there once the controller is enabled (the
+ * caller knows), and the core files are found without making a cgroup. */
+int cg_v2_has(const struct cgroup *cg, const struct cg_hier *h, const char *file)
+{
+	int pfd, r;
+
+	if (!cg->probe)
+		return cg_exists_at(h->fd, file);
+	if (strncmp(file, "cgroup.", 7) != 0 && strcmp(file, "cpu.stat") != 0)
+		return 1;
+	pfd = open(h->parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0)
+		return 0;
+	r = cg_probe_core_file(pfd, file);
+	close(pfd);
+	return r;
+}
+
+void cgroup_probe(struct cgroup *cg, enum cg_mode mode, const struct limits *l)
+{
+	char err[8];
+
+	cg_setup(cg, mode, l, 1, err, sizeof err);
+}
+
+void cgroup_print_plan(const struct cgroup *cg, FILE *out, const char *prefix)
+{
+	for (const char *p = cg->plan; *p;) {
+		const char *nl = strchr(p, '\n');
+		int len = nl ? (int)(nl - p) : (int)strlen(p);
+
+		fprintf(out, "%s%.*s\n", prefix, len, p);
+		p += len + (nl != NULL);
+	}
+}
+
+/* The limits (of memory, pids, cpus) that hierarchy i serves, as words. */
+static void cg_limits_of(const struct cgroup *cg, size_t i, char *buf, size_t len)
+{
+	static const struct {
+		enum cg_role r;
+		const char *name;
+	} lim[] = {{CG_ROLE_MEMORY, "memory"}, {CG_ROLE_PIDS, "pids"}, {CG_ROLE_CPUMAX, "cpu"}};
+
+	buf[0] = '\0';
+	for (size_t k = 0; k < sizeof lim / sizeof *lim; k++)
+		if (cg->role[lim[k].r] == (int)i) {
+			if (buf[0])
+				strlcat(buf, " ", len);
+			strlcat(buf, lim[k].name, len);
+		}
+	if (!buf[0])
+		strlcpy(buf, "none", len);
+}
+
+void cgroup_print_hierarchies(const struct cgroup *cg, FILE *out)
+{
+	uid_t euid = geteuid();
+	char *map = cg_slurp("/proc/self/uid_map");
+	int initial = map && cgd_uidmap_initial(map);
+
+	free(map);
+	fprintf(out, "\n");
+	if (cg->n == 0)
+		fprintf(out, "%-14s none proctord is in: %s\n", "cgroups",
+			cg->nowhere[0] ? cg->nowhere
+				       : (cg->mode == CG_MODE_NONE
+					      ? "turned off (cgroup = none)"
+					      : "no cgroup file system mounted shows them"));
+	for (size_t i = 0; i < cg->n; i++) {
+		const struct cg_hier *h = &cg->h[i];
+		char state[256], lims[64], ctrls[256] = "";
+		struct stat st;
+		int fd = open(h->parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (fd < 0 || fstat(fd, &st) < 0) {
+			snprintf(state, sizeof state, "cannot be opened: %s", strerror(errno));
+		} else if (faccessat(fd, ".", W_OK | X_OK, AT_EACCESS) < 0 ||
+			   faccessat(fd, "cgroup.procs", W_OK, AT_EACCESS) < 0) {
+			snprintf(state, sizeof state,
+				 "NOT writable by proctord (uid %u): %s, owned by uid %u",
+				 (unsigned)euid, strerror(errno), (unsigned)st.st_uid);
+		} else if (st.st_uid == euid && (euid != 0 || !initial)) {
+			/* Delegated: a cgroup proctord's uid owns, with its
+			 * cgroup.procs (the kernel also wants the latter to
+			 * move proctord into a leaf of it). */
+			snprintf(state, sizeof state,
+				 "delegated to proctord (its uid %u owns it%s)", (unsigned)euid,
+				 initial ? "" : ", in a user namespace");
+		} else {
+			snprintf(state, sizeof state, "writable (proctord is root)");
+		}
+		if (h->version == 2 && fd >= 0 &&
+		    read_small_file(fd, "cgroup.controllers", ctrls, sizeof ctrls) >= 0)
+			ctrls[strcspn(ctrls, "\n")] = '\0';
+		if (fd >= 0)
+			close(fd);
+		cg_limits_of(cg, i, lims, sizeof lims);
+		if (h->version == 2)
+			fprintf(out,
+				"%-14s v2 %s: %s; limits through it: %s (cgroup.controllers: %s)\n",
+				"cgroups", h->parent, state, lims, ctrls[0] ? ctrls : "none");
+		else
+			fprintf(out, "%-14s v1 %s %s: %s; limits through it: %s\n", "cgroups",
+				h->ctrls, h->parent, state, lims);
+	}
+}
+
+int cgroup_has_plan(const struct cgroup *cg)
+{
+	return cg->plan[0] != '\0';
+}
