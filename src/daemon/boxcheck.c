@@ -60,7 +60,7 @@ int boxcheck_probe(const struct box *b, int user_ns)
 
 size_t boxcheck(const struct config *c, FILE *out, const char *prefix)
 {
-	struct isolate iso;
+	struct identity iso;
 	struct box b;
 	char err[3 * PATH_MAX];
 	int user_ns = spawn_pidns_wanted() == SPAWN_PIDNS_USER, probe;
@@ -70,14 +70,14 @@ size_t boxcheck(const struct config *c, FILE *out, const char *prefix)
 
 	if (!c->box && !c->ro_bind.n && !c->bind.n && !c->share_net)
 		return 0;
-	if (isolate_prepare(&iso, c, err, sizeof err) < 0)
+	if (identity_prepare(&iso, c, err, sizeof err) < 0)
 		return 0; /* check_isolation says it */
 	if (box_prepare(&b, c, iso.set_uid ? iso.uid : geteuid(), iso.set_gid ? iso.gid : getegid(),
 			err, sizeof err) < 0) {
 		fprintf(out, "%s%s\n", prefix, err);
 		return 1;
 	}
-	if (isolate_box_root(&iso, 1, &map_uid, &map_gid)) {
+	if (identity_box_root(&iso, 1, &map_uid, &map_gid)) {
 		user_ns = 1;
 		snprintf(root_map, sizeof root_map,
 			 "uid and gid 0 are the host's %u and %u: nobody's, not root's",
@@ -91,7 +91,7 @@ size_t boxcheck(const struct config *c, FILE *out, const char *prefix)
 	probe = boxcheck_probe(&b, user_ns);
 	/* As the run does: no user namespace for uid 0 (a chroot), the plain
 	 * namespaces, with uid 0 the host's. */
-	if (probe && isolate_box_root(&iso, 1, &map_uid, &map_gid) && !boxcheck_probe(&b, 0)) {
+	if (probe && identity_box_root(&iso, 1, &map_uid, &map_gid) && !boxcheck_probe(&b, 0)) {
 		fprintf(out,
 			"%-14s no user namespace for it here (%s): the program would be the "
 			"host's uid 0, without capabilities (give --user)\n",

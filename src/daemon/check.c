@@ -27,7 +27,7 @@
  * things cannot be honoured. */
 static size_t check_isolation(const struct config *c, FILE *out, const char *prefix)
 {
-	struct isolate iso;
+	struct identity iso;
 	struct sysfilter f;
 	char err[512];
 	size_t n = 0;
@@ -48,7 +48,7 @@ static size_t check_isolation(const struct config *c, FILE *out, const char *pre
 		}
 		sysfilter_free(&f);
 	}
-	if (isolate_prepare(&iso, c, err, sizeof err) < 0) {
+	if (identity_prepare(&iso, c, err, sizeof err) < 0) {
 		fprintf(out, "%s%s\n", prefix, err);
 		n++;
 	}

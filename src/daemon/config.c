@@ -202,7 +202,7 @@ static const char *config_check_id(enum config_type type, const char *v)
 
 	if (!v[0])
 		return type == CONFIG_USER ? "expected a user name or uid" : "expected a group name or gid";
-	if (isolate_parse_id(v, &id) == 0)
+	if (identity_parse_id(v, &id) == 0)
 		return NULL; /* a number needs no entry in the database */
 	if (type == CONFIG_USER)
 		return getpwnam(v) ? NULL : "no such user (give a name from the user database, or a uid)";

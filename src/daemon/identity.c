@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: ISC
-// The program's identity and namespaces: user and group, session, network and IPC isolation.
-// (The functions and struct isolate keep their names: what the child does to
-// isolate itself.)
+// The program's identity and namespaces: user and group, session, network and IPC isolation
+// (struct identity, identity_*).
 //
 // The child calls these between clone and execve, so they make system calls
 // only. Names are looked up in proctord beforehand: NSS may load modules and
@@ -17,7 +16,7 @@
 #include "config.h"
 #include "identity.h"
 
-int isolate_parse_id(const char *s, uint32_t *out)
+int identity_parse_id(const char *s, uint32_t *out)
 {
 	uint64_t v = 0;
 
@@ -35,7 +34,7 @@ int isolate_parse_id(const char *s, uint32_t *out)
 	return 0;
 }
 
-int isolate_prepare(struct isolate *i, const struct config *c, char *err, size_t errlen)
+int identity_prepare(struct identity *i, const struct config *c, char *err, size_t errlen)
 {
 	uid_t euid = geteuid();
 
@@ -58,7 +57,7 @@ int isolate_prepare(struct isolate *i, const struct config *c, char *err, size_t
 		struct passwd *pw;
 		uint32_t id;
 
-		if (isolate_parse_id(c->user, &id) == 0) {
+		if (identity_parse_id(c->user, &id) == 0) {
 			pw = getpwuid((uid_t)id);
 			i->uid = (uid_t)id;
 		} else {
@@ -87,7 +86,7 @@ int isolate_prepare(struct isolate *i, const struct config *c, char *err, size_t
 	if (c->group) {
 		uint32_t id;
 
-		if (isolate_parse_id(c->group, &id) == 0) {
+		if (identity_parse_id(c->group, &id) == 0) {
 			i->gid = (gid_t)id;
 		} else {
 			struct group *gr = getgrnam(c->group);
@@ -108,7 +107,7 @@ int isolate_prepare(struct isolate *i, const struct config *c, char *err, size_t
 	return 0;
 }
 
-int isolate_child_session(const struct isolate *i, const char **what)
+int identity_child_session(const struct identity *i, const char **what)
 {
 	/* Its own process group either way: a terminal's ^C to proctord is not
 	 * the program's, and proctord decides when it ends. A session of its
@@ -122,7 +121,7 @@ int isolate_child_session(const struct isolate *i, const char **what)
 	return setpgid(0, 0);
 }
 
-int isolate_child_namespaces(const struct isolate *i, const char **what)
+int identity_child_namespaces(const struct identity *i, const char **what)
 {
 	int flags = 0;
 
@@ -140,7 +139,7 @@ int isolate_child_namespaces(const struct isolate *i, const char **what)
 	return unshare(flags);
 }
 
-int isolate_child_ids(const struct isolate *i, const char **what)
+int identity_child_ids(const struct identity *i, const char **what)
 {
 	if (!i->set_uid && !i->set_gid)
 		return 0;
@@ -163,7 +162,7 @@ int isolate_child_ids(const struct isolate *i, const char **what)
 	return 0;
 }
 
-int isolate_box_root(const struct isolate *i, int box, uid_t *uid, gid_t *gid)
+int identity_box_root(const struct identity *i, int box, uid_t *uid, gid_t *gid)
 {
 	const struct passwd *pw;
 	const struct group *gr;

@@ -10,7 +10,7 @@
 struct config;
 
 /* What the child does to itself before execve, resolved before it starts. */
-struct isolate {
+struct identity {
 	int set_uid, set_gid; /* switch to uid / gid, supplementary groups cleared */
 	uid_t uid;
 	gid_t gid;
@@ -20,27 +20,27 @@ struct isolate {
 };
 
 /* A decimal uid or gid (digits only, below 2^32 - 1). Returns 0, or -1. */
-int isolate_parse_id(const char *s, uint32_t *out);
+int identity_parse_id(const char *s, uint32_t *out);
 
 /* Resolve the configuration's user and group and check what needs root.
  * Returns 0, or -1 with a one-line reason in err. */
-int isolate_prepare(struct isolate *i, const struct config *c, char *err, size_t errlen);
+int identity_prepare(struct identity *i, const struct config *c, char *err, size_t errlen);
 
 /* Child side: each returns 0, or -1 with errno set and *what naming the step. */
 
 /* Its own process group, and with new_session its own session. */
-int isolate_child_session(const struct isolate *i, const char **what);
+int identity_child_session(const struct identity *i, const char **what);
 /* New network and IPC namespaces (needs CAP_SYS_ADMIN, so before the ids). */
-int isolate_child_namespaces(const struct isolate *i, const char **what);
+int identity_child_namespaces(const struct identity *i, const char **what);
 /* Drop supplementary groups, then switch gid, then uid (the last thing that
  * needs root). */
-int isolate_child_ids(const struct isolate *i, const char **what);
+int identity_child_ids(const struct identity *i, const char **what);
 
 /* Root's box whose program would be uid 0 (no --user, or --user 0): its
  * uid and gid 0 are a user namespace's, mapped to the host's nobody and
  * nogroup, or --group's gid if it names another (their ids in *uid and
  * *gid, 65534 where the names are missing), so that nothing the program
  * makes or touches is root's on the host. Returns 1 if so, 0 otherwise. */
-int isolate_box_root(const struct isolate *i, int box, uid_t *uid, gid_t *gid);
+int identity_box_root(const struct identity *i, int box, uid_t *uid, gid_t *gid);
 
 #endif

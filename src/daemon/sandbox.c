@@ -211,7 +211,7 @@ static int step_identity(struct sandbox *sb, char *err, size_t errlen)
 {
 	if (sb->o->cfg.seccomp_errno)
 		sb->o->cfg.seccomp = 1;
-	return isolate_prepare(&sb->iso, &sb->o->cfg, err, errlen) < 0 ? EXIT_SETUP : 0;
+	return identity_prepare(&sb->iso, &sb->o->cfg, err, errlen) < 0 ? EXIT_SETUP : 0;
 }
 
 static int sandbox_box_reach(void *ctx, int dirfd)
@@ -221,7 +221,7 @@ static int sandbox_box_reach(void *ctx, int dirfd)
 
 static int step_box(struct sandbox *sb, char *err, size_t errlen)
 {
-	struct isolate *iso = &sb->iso;
+	struct identity *iso = &sb->iso;
 
 	if (box_prepare(&sb->box, &sb->o->cfg, iso->set_uid ? iso->uid : geteuid(),
 			iso->set_gid ? iso->gid : getegid(), err, errlen) < 0)
@@ -513,7 +513,7 @@ static int step_limits(struct sandbox *sb, char *err, size_t errlen)
 	 * namespace of its own, where RLIMIT_NPROC counts only its tree. */
 	sb->nproc = cgroup_pids_by_rlimit(&sb->cg, &c->limits, sb->box.active,
 					  spawn_pidns_wanted() == SPAWN_PIDNS_USER ||
-						  isolate_box_root(&sb->iso, sb->box.active, &(uid_t){0},
+						  identity_box_root(&sb->iso, sb->box.active, &(uid_t){0},
 								   &(gid_t){0}));
 	/* A limit that is asked for and not enforced must never pass silently. */
 	sb->cpu_blind = sandbox_cpu_blind(sb, why, sizeof why);
@@ -573,7 +573,7 @@ static int step_output(struct sandbox *sb, char *err, size_t errlen)
 	gid_t gid = 0;
 	/* In a box, as its user (spawn.c: spawn_child_open_stdio), the
 	 * host's for a mapped uid 0, through no link at all. */
-	int mapped = isolate_box_root(&sb->iso, sb->box.active, &uid, &gid);
+	int mapped = identity_box_root(&sb->iso, sb->box.active, &uid, &gid);
 
 	if (o->cfg.limits.output_limit == UNITS_UNLIMITED)
 		return 0;
@@ -682,11 +682,11 @@ static void sandbox_spawn_config(struct sandbox *sb)
 	}
 	sc->pidns = spawn_pidns_wanted();
 	sb->child_iso = sb->iso;
-	if (isolate_box_root(&sb->iso, sb->box.active, &sc->map_uid, &sc->map_gid)) {
+	if (identity_box_root(&sb->iso, sb->box.active, &sc->map_uid, &sc->map_gid)) {
 		sc->pidns = SPAWN_PIDNS_USER_ROOT;
 		sb->child_iso.set_uid = sb->child_iso.set_gid = 0;
 	}
-	sc->isolate = &sb->child_iso;
+	sc->identity = &sb->child_iso;
 	sc->tty_foreground = startup_tty_handover(o, &sb->iso);
 }
 

@@ -76,10 +76,10 @@ struct sandbox {
 	pid_t owner;  /* the process whose teardown this is (--daemonize: the daemon) */
 	const char *fail_at; /* PROCTORD_FAIL_AT: the step after which to fail */
 	/* SB_IDENTITY */
-	struct isolate iso;
+	struct identity iso;
 	/* What the program's child does of iso: without the ids where the
 	 * init took uid and gid 0 of a mapped user namespace already. */
-	struct isolate child_iso;
+	struct identity child_iso;
 	/* SB_BOX */
 	struct box box;
 	/* SB_STDIO */

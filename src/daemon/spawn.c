@@ -337,8 +337,8 @@ static void spawn_child_drop_caps(int errfd)
 /* Standard input, output and error: the caller's paths and descriptors. */
 static void spawn_child_open_stdio(const struct spawn_plan *p, int errfd, int in_box)
 {
-	const struct isolate none_isolate = {0};
-	const struct isolate *iso = &p->iso;
+	const struct identity none_identity = {0};
+	const struct identity *iso = &p->iso;
 
 	/* Let go of the caller's descriptors before opening anything that may
 	 * block (a FIFO with no peer): $(proctord --daemonize ...) must not
@@ -352,7 +352,7 @@ static void spawn_child_open_stdio(const struct spawn_plan *p, int errfd, int in
 	 * first (setgroups is done again with the ids). Before the box hides
 	 * the host's paths, hence not as the program itself yet. */
 	if (!in_box)
-		iso = &none_isolate;
+		iso = &none_identity;
 	if ((iso->set_uid || iso->set_gid) && setgroups(0, NULL) < 0)
 		spawn_report(errfd, STAGE_SETUP, errno, "setgroups");
 	if (iso->set_gid)
@@ -405,7 +405,7 @@ static void spawn_child_confine(const struct spawn_plan *p, const struct spawn_r
 
 	/* Namespaces need CAP_SYS_ADMIN: before the identity changes. A box
 	 * has its own already. */
-	if (!in_box && isolate_child_namespaces(&p->iso, &what) < 0)
+	if (!in_box && identity_child_namespaces(&p->iso, &what) < 0)
 		spawn_report(errfd, STAGE_SETUP, errno, what);
 	/* The filter goes in before the limits: with a user notification it
 	 * makes a descriptor (its listener), which a low RLIMIT_NOFILE would
@@ -422,7 +422,7 @@ static void spawn_child_confine(const struct spawn_plan *p, const struct spawn_r
 	 * emptied while that is still allowed, the rest after the ids. */
 	if (own_caps)
 		spawn_child_drop_bounding(errfd);
-	if (isolate_child_ids(&p->iso, &what) < 0)
+	if (identity_child_ids(&p->iso, &what) < 0)
 		spawn_report(errfd, STAGE_SETUP, errno, what);
 	if (own_caps)
 		spawn_child_drop_caps(errfd);
@@ -457,7 +457,7 @@ static void spawn_child(const struct spawn_plan *p, const struct spawn_run *r, p
 	 * it: its process group is the init's, whose pid proctord knows. With
 	 * --new-session (no terminal to hand over) it leads a session of its
 	 * own, apart from the init's. */
-	if ((!joined || p->iso.new_session) && isolate_child_session(&p->iso, &what) < 0)
+	if ((!joined || p->iso.new_session) && identity_child_session(&p->iso, &what) < 0)
 		spawn_report(errfd, STAGE_SETUP, errno, what);
 	if (p->c.tty_foreground)
 		spawn_child_foreground();
@@ -601,7 +601,7 @@ static void spawn_init(const struct spawn_plan *p, const struct spawn_run *r)
 	 * is the pid proctord has. A signal the terminal sends to the group
 	 * does not reach the init, which has no handler (a namespace's init
 	 * takes only SIGKILL and SIGSTOP from outside it). */
-	if (isolate_child_session(&p->iso, &what) < 0)
+	if (identity_child_session(&p->iso, &what) < 0)
 		spawn_report(errfd, STAGE_SETUP, errno, what);
 	/* The program's stdio is on the host's paths: opened before the box
 	 * hides them, and inherited. The caller's session key ring stays
@@ -780,9 +780,9 @@ int spawn_plan_build(struct spawn_plan *p, const struct spawn_config *c, char *e
 	p->pin = c->affinity != NULL;
 	if (c->affinity)
 		p->affinity = *c->affinity;
-	if (c->isolate)
-		p->iso = *c->isolate;
-	p->c.isolate = NULL;
+	if (c->identity)
+		p->iso = *c->identity;
+	p->c.identity = NULL;
 	p->c.limits = NULL;
 	p->c.affinity = NULL;
 	if (c->box && !c->box->active)

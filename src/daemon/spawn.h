@@ -64,7 +64,7 @@ struct spawn_config {
 	/* --cpuset without a cpuset cgroup: the CPUs the child pins itself
 	 * to as it joins the cgroups (inherited by all it starts); NULL. */
 	const cpu_set_t *affinity;
-	const struct isolate *isolate;
+	const struct identity *identity;
 	const struct sysfilter *filter; /* NULL: no system call filter */
 	int filter_sock; /* the child's end of the socket for the filter's listener */
 	/* Make the program's process group the foreground group of the
@@ -115,7 +115,7 @@ struct spawn_stdio {
  * file-level variable and nothing to look up. */
 struct spawn_plan {
 	/* The caller's configuration, by value. Its pointers into the
-	 * caller's memory (isolate, limits, affinity) are NULL here: the
+	 * caller's memory (identity, limits, affinity) are NULL here: the
 	 * copies below stand for them. box is NULL without an active box. */
 	struct spawn_config c;
 	struct spawn_stdio stdio[3];
@@ -124,7 +124,7 @@ struct spawn_plan {
 	size_t n_rlimits;
 	int pin; /* sched_setaffinity(affinity) as it joins the cgroups */
 	cpu_set_t affinity;
-	struct isolate iso; /* the ids, the session, the namespaces outside a box */
+	struct identity iso; /* the ids, the session, the namespaces outside a box */
 	/* SPAWN_PIDNS_USER: the lines the init writes to its own uid_map and
 	 * gid_map (proctord's ids, each to itself). */
 	char uid_map[32], gid_map[32];

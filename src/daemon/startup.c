@@ -188,7 +188,7 @@ void startup_notify(const char *state)
  * program, which its child does (spawn.c). Only a foreground proctord may:
  * one started in the background must not take the terminal from the job
  * that has it. */
-int startup_tty_handover(const struct options *o, const struct isolate *iso)
+int startup_tty_handover(const struct options *o, const struct identity *iso)
 {
 	/* In a session of its own the program has no controlling terminal:
 	 * it reads the terminal without job control, in any group. */

@@ -28,7 +28,7 @@ int startup_supervisor(void);
 void startup_notify(const char *state);
 /* --tty-foreground: whether to hand the terminal on descriptor 0 to the
  * program. */
-int startup_tty_handover(const struct options *o, const struct isolate *iso);
+int startup_tty_handover(const struct options *o, const struct identity *iso);
 /* The terminal back to proctord's group once the program's is gone. */
 void startup_tty_take_back(void);
 /* --daemonize: the FIFOs are served; send dir to the caller and let go of

@@ -105,7 +105,7 @@ static void test_build(void **state)
 	char *argv[] = {"true", NULL};
 	struct spawn_config c;
 	struct spawn_plan p;
-	struct isolate iso = {.new_session = 1};
+	struct identity iso = {.new_session = 1};
 	struct limits l;
 	char err[256] = "", want[32];
 
@@ -114,7 +114,7 @@ static void test_build(void **state)
 	spawn_config_init(&c);
 	c.argv = argv;
 	c.limits = &l;
-	c.isolate = &iso;
+	c.identity = &iso;
 	c.stdout_path = "/out";
 	c.stdout_err = 13;
 	c.pidns = SPAWN_PIDNS_USER;
@@ -125,7 +125,7 @@ static void test_build(void **state)
 	assert_int_equal(p.stdio[1].err, 13);
 	assert_true(p.iso.new_session);
 	assert_null(p.c.box);
-	assert_null(p.c.isolate);
+	assert_null(p.c.identity);
 	assert_null(p.c.limits);
 	assert_false(p.pin);
 	assert_true(p.null_fd > 2);
