@@ -132,7 +132,9 @@ out=$(timeout "$T_OP" "$PROCTOR" stop 2>&1)
 check_eq "stop without DIR: one line" "proctor: stop: no DIR given; see 'proctor stop --help'" "$out"
 
 # --- 12.14: watch's last frame has no CPU % ------------------------------------
-pd_start --dir "$T/w" -- sh -c 'i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done'
+# Busy for 1 to 2 s of wall time, however loaded the machine (a count of
+# loops ended before watch's first frame once).
+pd_start --dir "$T/w" -- bash -c 'while [ $SECONDS -lt 2 ]; do :; done'
 timeout 60 "$PROCTOR" watch --interval 0.05 "$T/w" >"$T/watch.out"
 check_eq "watch exits 0 when the program ends" 0 "$?"
 check_re "...its earlier frames show a CPU %" "% of one core" "$(cat "$T/watch.out")"
