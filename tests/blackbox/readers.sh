@@ -30,10 +30,14 @@ bad=0 slow=0 worst=0
 for i in 1 2 3; do
 	timeout "$T_OP" bash -c 'echo 1 > "$1/wait"; { read -r a; read -r b; read -r c; } <>"$1/status"
 		[ "$c" = running ]' _ "$sb" || { bad=$((bad + 1)); diag "read-write reader $i: no answer"; }
+	ino=$(stat -c %i "$sb/status")
 	client_wait "$sb"
 	[ "$RC" = 0 ] && [ "$ANS_OK" = 1 ] && [ "$ANS_HEAD" = running ] ||
 		{ bad=$((bad + 1)); diag "proctor wait $i: rc $RC, $(cat "$T/answer.err")"; ans_diag; }
-	[ "$ELAPSED" -le 1000000 ] || slow=$((slow + 1))
+	# Had proctord waited out its 2 s deadline for the read-write reader, it
+	# would have renamed a fresh FIFO over status (the "stuck" row): the
+	# same inode says it did not, however slow a loaded machine made the wait.
+	[ "$(stat -c %i "$sb/status")" = "$ino" ] || slow=$((slow + 1))
 	[ "$ELAPSED" -le "$worst" ] || worst=$ELAPSED
 	timeout "$T_OP" bash -c 'echo 1 > "$1/wait"; exec 3<>"$1/status"; read -r a <&3; read -r b <&3
 		read -r c <&3; exec 3<&-' _ "$sb"
@@ -43,7 +47,7 @@ for i in 1 2 3; do
 done
 diag "slowest proctor wait after a read-write reader: $worst µs"
 check_eq "after a read-write reader of status, 3 proctor waits and 3 shell waits are well-formed" 0 "$bad"
-native timing check_eq "...and each proctor wait comes within 1 s, not after the 2 s deadline" 0 "$slow"
+check_eq "...and no proctor wait waited out the 2 s deadline (status was not replaced)" 0 "$slow"
 wait0 "$sb"
 check_eq "...and the terminating wait is answered" "killed terminate" "$ANS_HEAD" || ans_diag
 
