@@ -49,14 +49,17 @@ enum sandbox_step {
 	SB_SIGNALS,   /* the signals that end proctord held for the loop */
 	SB_REPORT,    /* the --report file's temporary, --report-fd */
 	SB_ENV,       /* the program's environment */
+	/* Before the fork of --daemonize: on cgroup v2, a proctord alone in
+	 * its cgroup moves into a leaf of its own to hand out controllers,
+	 * and the caller waiting for the daemon would share the cgroup. */
+	SB_CGROUPS,   /* the sandbox's cgroups */
+	SB_LIMITS,    /* pids.max, what the cgroups cannot hold, --strict */
 	SB_DAEMONIZE, /* --daemonize: the fork; the readiness pipe */
 	SB_SUBREAPER, /* proctord the subreaper of the program's orphans */
 	SB_LOOP,      /* the event loop */
 	SB_DIR,       /* the sandbox directory and its lock file */
 	SB_APART,     /* --box: the directory out of the box's reach */
 	SB_FIFOS,     /* DIR/wait and DIR/status, the inotify instance */
-	SB_CGROUPS,   /* the sandbox's cgroups */
-	SB_LIMITS,    /* pids.max, what the cgroups cannot hold, --strict */
 	SB_PRIO,      /* proctord real-time */
 	SB_ANNOUNCE,  /* the directory printed */
 	SB_OUTPUT,    /* --output-limit's pipes */
