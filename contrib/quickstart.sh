@@ -219,7 +219,8 @@ do_test() {
   mkdir "$lane_dir"
   background_lane >"$lane_dir/log" 2>&1 </dev/null &
   lane_pid=$!
-  trap 'kill_tree "$lane_pid"; rm -rf "$TMPDIR"' EXIT
+  # Only while the lane runs: once waited for, its pid may be another's.
+  trap '[ -z "$lane_pid" ] || kill_tree "$lane_pid"; rm -rf "$TMPDIR"' EXIT
 
   say "test suite (build/)"
   run_tests build
@@ -286,6 +287,7 @@ background_lane() {
 join_lane() {
   t0=$(date +%s)
   wait "$lane_pid" || :
+  lane_pid=
   say "the background lane (waited $(($(date +%s) - t0)) s for it)"
   cat "$lane_dir/log"
   if read -r p f s <"$lane_dir/totals"; then
