@@ -9,6 +9,7 @@
 #include "options.h"
 #include "sandbox.h"
 #include "startup.h"
+#include "supervise.h"
 #include "title.h"
 
 int main(int argc, char **argv)
@@ -41,7 +42,8 @@ int main(int argc, char **argv)
 		sb.ready_fd = -1;
 	}
 	startup_notify("READY=1");
-	ev_run(sb.loop, 0);
+	if (supervise_start(&sb.sv))
+		ev_run(sb.loop, 0);
 
 	/* The report (unless the supervisor has made it already), then the
 	 * end: a signal now (a second SIGTERM, one that came as the loop

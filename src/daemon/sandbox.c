@@ -942,6 +942,28 @@ static void sandbox_init(struct sandbox *sb, struct options *o)
 	/* For the tests of the teardown (tests/blackbox/teardown.sh): the
 	 * start fails on purpose once the step so named is done. */
 	sb->fail_at = getenv("PROCTORD_FAIL_AT");
+	/* And for the tests of what happens in between: a pause of MS
+	 * milliseconds once the step STEP is done (tests/blackbox/run.sh:
+	 * a program that ends before the supervisor exists). */
+	sb->pause_at = getenv("PROCTORD_PAUSE_AT");
+}
+
+/* PROCTORD_PAUSE_AT=STEP:MS, STEP being name: sleep MS (up to 10000) ms. */
+static void sandbox_pause_at(const char *spec, const char *name)
+{
+	size_t n = strlen(name);
+	struct timespec ts;
+	long ms;
+
+	if (!spec || strncmp(spec, name, n) != 0 || spec[n] != ':')
+		return;
+	ms = strtol(spec + n + 1, NULL, 10);
+	if (ms <= 0 || ms > 10000)
+		return;
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
 }
 
 int sandbox_start(struct sandbox *sb, struct options *o)
@@ -961,6 +983,7 @@ int sandbox_start(struct sandbox *sb, struct options *o)
 			break;
 		}
 		sb->done = i + 1;
+		sandbox_pause_at(sb->pause_at, sandbox_steps[i].name);
 		if (sb->fail_at && strcmp(sb->fail_at, sandbox_steps[i].name) == 0) {
 			log_warnx("PROCTORD_FAIL_AT=%s: the start fails here on purpose",
 				  sb->fail_at);

@@ -78,6 +78,7 @@ struct sandbox {
 	size_t done;  /* how many steps of the start are complete */
 	pid_t owner;  /* the process whose teardown this is (--daemonize: the daemon) */
 	const char *fail_at; /* PROCTORD_FAIL_AT: the step after which to fail */
+	const char *pause_at; /* PROCTORD_PAUSE_AT: STEP:MS, a pause after STEP */
 	/* SB_IDENTITY */
 	struct identity iso;
 	/* What the program's child does of iso: without the ids where the

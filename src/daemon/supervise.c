@@ -906,9 +906,18 @@ int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limi
 	}
 	if (l->cpu_time_us != UNITS_UNLIMITED)
 		ptimer_arm(&s->cpu_timer, l->cpu_time_us * 1000u / s->ncpus);
-	/* A child that died before the watchers existed. */
-	supervise_dispatch(s, SV_EV_CHILD);
 	return 0;
+}
+
+int supervise_start(struct supervisor *s)
+{
+	/* A child that died before the watchers existed: its SIGCHLD came
+	 * before there was a watcher to take it. This may go as far as the
+	 * end (--end-fd announced, the loop stopped), so the hooks must be
+	 * in place and the loop not yet running: ev_run would forget an
+	 * ev_break made before it. */
+	supervise_dispatch(s, SV_EV_CHILD);
+	return s->state != SV_DONE;
 }
 
 void supervise_close(struct supervisor *s)

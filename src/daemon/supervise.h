@@ -134,6 +134,11 @@ struct supervisor {
 int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limits *l,
 		    const struct spawn_child *child, struct fifo *fifo, struct cgroup *cg,
 		    uint64_t start_us, struct output *output, int filter_sock);
+/* Once the caller has set the hooks above (ended, report, end_fd), just
+ * before the loop runs: take in a child that ended before supervise_init.
+ * Returns 0 when that has ended the run already (the loop is not to be
+ * run), 1 otherwise. */
+int supervise_start(struct supervisor *s);
 /* Add the signals that end proctord to set. */
 void supervise_end_sigset(sigset_t *set);
 /* The supervisor's part of the end (sandbox_end): its watchers stopped, its

@@ -29,6 +29,22 @@ run -- sh -c 'ls "$TMPDIR" | grep -v "^vgdb-"'
 check_re "run makes its private directory under \$TMPDIR" '^proctor-run\.[A-Za-z0-9]{6}$' "$RUN_OUT"
 check_eq "...and removes it" "" "$(left)"
 
+# --- a program that ends before the supervisor exists ----------------------
+# It dies between its start and the supervisor's (here: a pause of 300 ms
+# there, PROCTORD_PAUSE_AT; a program killed by its memory limit at once
+# did it under load). proctord once took that end in before proctor run's
+# --end-fd was handed over, and never said so: proctor run waited forever.
+PROCTORD_PAUSE_AT=program:300 run -- sh -c 'exit 7'
+check_eq "a program that ends before the supervisor exists: run ends, with its exit code" 7 \
+	"$RUN_RC" || diag "$RUN_ERR"
+check_re "...and its verdict" '^proctor: exited 7;' "$RUN_LAST"
+sb="$T/early"
+PROCTORD_PAUSE_AT=program:300 pd_start --dir "$sb" --report "$T/early.json" -- sh -c 'exit 7'
+wait0 "$sb"
+check_eq "...and a terminating wait on a proctord of its own says so" "exited 7" "$ANS_STATUS"
+wait_for "$T_OP" test -s "$T/early.json"
+check_eq "...and its report is written" "exited 7" "$("$PROGS/jsonget" "$T/early.json" status.head 2>&1)"
+
 # --- 12.3: proctord beside proctor, then PATH; PROCTORD wins ------------------
 out=$(env -u PROCTORD PATH=/usr/bin:/bin timeout 60 "$PROCTOR" run -- sh -c 'exit 5' 2>&1 </dev/null)
 check_eq "without PROCTORD and with no proctord on the PATH, run finds the proctord beside it" 5 "$?" ||
