@@ -7,11 +7,12 @@
 #   sh contrib/quickstart.sh demo
 #   sh contrib/quickstart.sh test
 #
-# test also runs the static analysers (tests/lint.sh) and the fuzz targets
-# for a bounded time (tests/fuzz/run.sh), both at nice 19 beside the plain
-# and sanitizer suites, then the black-box tests that CI runs with proctord
-# under valgrind (meson test --setup valgrind; --setup valgrindall has them
-# all).
+# test runs the plain suite, then the VM's; beside them, at nice 19, the
+# sanitizer suite (without its timing checks), the black-box tests that CI
+# runs with proctord under valgrind (meson test --setup valgrind;
+# --setup valgrindall has them all), the static analysers (tests/lint.sh)
+# and the fuzz targets for a bounded time. A test that fails is run once
+# more, alone; the end of the output names every test that failed once.
 #
 # Missing build dependencies are installed with apt-get (Debian, Ubuntu).
 # shellcheck disable=SC2016 # single-quoted $ is shown or run by a child sh
@@ -134,9 +135,10 @@ skipped=0
 # The background lane's commands run as "$low CMD": nice -n 19 there.
 low=
 
-# count_results DIR RC [LOG]: add the results of the last `meson test -C DIR`
-# to the totals. LOG.json (default testlog.json; testlog-SETUP.json for
-# --setup SETUP) has one object per test, with a top-level "result".
+# count_results DIR RC [LOG [FLAKY]]: add the results of the last `meson test
+# -C DIR` to the totals. LOG.json (default testlog.json; testlog-SETUP.json
+# for --setup SETUP) has one object per test, with a top-level "result".
+# FLAKY of its failures passed when run again: they count as passed.
 count_results() {
   log=$1/meson-logs/${3:-testlog}.json
   p=0 f=0 s=0
@@ -151,42 +153,83 @@ count_results() {
       esac
     done
   fi
+  fl=${4:-0}
   # meson failed but no test is to blame (a build error, say): count the run.
   if [ "$2" -ne 0 ] && [ "$f" -eq 0 ]; then
     f=1
   fi
-  echo "$1: $p passed, $f failed, $s skipped"
+  p=$((p + fl))
+  f=$((f - fl))
+  if [ "$fl" -gt 0 ]; then
+    echo "$1: $p passed ($fl only when run again), $f failed, $s skipped"
+  else
+    echo "$1: $p passed, $f failed, $s skipped"
+  fi
   passed=$((passed + p))
   failed=$((failed + f))
   skipped=$((skipped + s))
 }
 
-# run_tests DIR [SETUP]: meson test in DIR (with --setup SETUP), output shown
-# as it comes; the exit code is kept in a file because a POSIX pipeline only
-# reports its last command's.
-run_tests() {
-  log=testlog
-  [ -z "${2:-}" ] || log=testlog-$2
-  rm -f "$1/meson-logs/$log.json"
-  rcfile=$1/.quickstart-rc${2:+-$2}
+# meson_test DIR SETUP LOGBASE [ARGS...]: meson test in DIR (with --setup
+# SETUP unless it is empty), output shown as it comes; its exit code in $rc.
+# The code goes through a file because a POSIX pipeline only reports its last
+# command's.
+meson_test() {
+  mt_dir=$1 mt_setup=$2 mt_log=$3
+  shift 3
+  rm -f "$mt_dir/meson-logs/$mt_log.json"
+  rcfile=$mt_dir/.quickstart-rc-$mt_log
   echo 1 >"$rcfile"
   {
-    rc=0
-    if [ -n "${2:-}" ]; then
-      # The setups run the build/ of the plain suite, maybe beside it: no
-      # second ninja in the same directory.
-      $low meson test -C "$1" --setup "$2" --no-rebuild --print-errorlogs </dev/null || rc=$?
-    else
-      $low meson test -C "$1" --print-errorlogs </dev/null || rc=$?
-    fi
-    echo "$rc" >"$rcfile"
+    mt_rc=0
+    # Built already, and only what the tests need (build-fuzz/); the setups
+    # run the build/ of the plain suite, maybe beside it: no second ninja in
+    # the same directory.
+    $low meson test -C "$mt_dir" --no-rebuild ${mt_setup:+--setup "$mt_setup"} \
+      --logbase "$mt_log" --print-errorlogs "$@" </dev/null || mt_rc=$?
+    echo "$mt_rc" >"$rcfile"
   } 2>&1 | cat
   rc=$(cat "$rcfile")
   rm -f "$rcfile"
-  count_results "$1" "$rc" "$log"
+}
+
+# run_tests DIR [SETUP]: the suite of DIR (with --setup SETUP), then each test
+# that failed once more, alone. One that passes then is a flake: it counts as
+# passed, and the summary names it with the end of its first log. One that
+# fails again is a failure, named there too.
+run_tests() {
+  log=testlog
+  [ -z "${2:-}" ] || log=testlog-$2
+  meson_test "$1" "${2:-}" "$log"
+  first_rc=$rc
+  again=$(python3 tests/testlog.py failed "$1/meson-logs/$log.json") || again=
+  flaky=0
+  if [ -n "$again" ]; then
+    say "$1: running each failed test once more, alone"
+    printf '%s\n' "$again" | while read -r suite name result; do
+      meson_test "$1" "${2:-}" "$log-again" --num-processes 1 --suite "${suite%%+*}" "$name"
+      if [ "$rc" -eq 0 ] && [ -z "$(python3 tests/testlog.py failed "$1/meson-logs/$log-again.json")" ]; then
+        verdict="flaky (a $result, then passed alone)"
+      else
+        verdict="FAILED (a $result, and again alone)"
+      fi
+      {
+        echo "$1${2:+ --setup $2}: $suite / $name: $verdict; the end of its first log:"
+        python3 tests/testlog.py tail "$1/meson-logs/$log.json" "$name" 40 | sed 's/^/    /'
+      } >>"$report_file"
+      case $verdict in flaky*) echo >>"$report_file.flaky" ;; esac
+    done
+    [ ! -f "$report_file.flaky" ] || flaky=$(wc -l <"$report_file.flaky")
+    rm -f "$report_file.flaky"
+  fi
+  count_results "$1" "$first_rc" "$log" "$flaky"
 }
 
 summary() {
+  if [ -s "$report_file" ]; then
+    say "the tests that failed once, and what they printed last"
+    cat "$report_file"
+  fi
   echo
   echo "$passed passed, $failed failed, $skipped skipped"
   [ "$failed" -eq 0 ]
@@ -200,6 +243,8 @@ do_test() {
   # below directories of their own in here.
   chmod 0711 "$TMPDIR"
   export TMPDIR
+  # The failures and flakes, named again at the end (summary).
+  report_file=$TMPDIR/failures
   trap 'rm -rf "$TMPDIR"' EXIT
   trap 'exit 130' INT TERM
   if ! build; then
@@ -208,13 +253,14 @@ do_test() {
     summary
     return
   fi
-  # Two lanes share the 2 CPUs. This one runs the suites that measure time
-  # (the plain suite, the sanitizer suite, the VM's). The background lane,
-  # at nice 19 so that it only takes what this one leaves, builds
-  # build-asan, then runs what measures no time: the black-box tests under
-  # valgrind (their timing checks are skipped there), the static analysers
-  # and the fuzzers. The plain suite mostly waits on one test at a time,
-  # and the lane takes the CPU it leaves idle.
+  # Two lanes share the 2 CPUs. This one runs the suites that measure time:
+  # the plain suite, then the VM's. The background lane, at nice 19 so that
+  # it only takes what this one leaves, runs what measures no time: it
+  # builds build-asan and runs the suite there (its timing checks are
+  # skipped, and its scripts share the CPUs), the black-box tests under
+  # valgrind (timing checks skipped too), the static analysers and the
+  # fuzzers. The plain suite mostly waits on one test at a time, and the
+  # lane takes the CPU it leaves idle.
   lane_dir=$TMPDIR/lane
   mkdir "$lane_dir"
   background_lane >"$lane_dir/log" 2>&1 </dev/null &
@@ -225,18 +271,6 @@ do_test() {
   say "test suite (build/)"
   run_tests build
 
-  say "test suite under AddressSanitizer and UBSan (build-asan/)"
-  sanitizer_options
-  # build-asan is the lane's first step.
-  while [ ! -f "$lane_dir/asan-built" ] && kill -0 "$lane_pid" 2>/dev/null; do
-    sleep 1
-  done
-  if [ "$(cat "$lane_dir/asan-built" 2>/dev/null)" = 0 ]; then
-    run_tests build-asan
-  else
-    echo "build-asan: the sanitizer build failed (its log follows the lane's steps below)"
-    failed=$((failed + 1))
-  fi
   vm_test
   join_lane
   summary
@@ -258,8 +292,8 @@ sanitizer_options() {
   export ASAN_OPTIONS UBSAN_OPTIONS
 }
 
-# background_lane: build-asan (its exit code to $lane_dir/asan-built), then
-# valgrind, lint and fuzz, all at nice 19; the totals of its tests go to
+# background_lane: build-asan and its suite, then valgrind, lint and fuzz, all
+# at nice 19; the totals of its tests go to
 # $lane_dir/totals as "PASSED FAILED SKIPPED".
 background_lane() {
   low="nice -n 19"
@@ -269,6 +303,7 @@ background_lane() {
   if setpriv --bounding-set=-sys_nice true 2>/dev/null; then
     low="setpriv --bounding-set=-sys_nice $low"
   fi
+  report_file=$lane_dir/failures
   t0=$(date +%s)
   say "building build-asan/ (background lane)"
   sanitizer_options
@@ -276,7 +311,15 @@ background_lane() {
   { setup_dir build-asan -Db_sanitize=address,undefined -Db_lundef=false &&
     $low meson compile -C build-asan; } || asan_rc=$?
   echo "build-asan: built in $(($(date +%s) - t0)) s (exit $asan_rc)"
-  echo "$asan_rc" >"$lane_dir/asan-built"
+  say "test suite under AddressSanitizer and UBSan (build-asan/; no timing checks)"
+  t0=$(date +%s)
+  if [ "$asan_rc" -eq 0 ]; then
+    run_tests build-asan
+  else
+    echo "build-asan: the sanitizer build failed"
+    failed=$((failed + 1))
+  fi
+  echo "the sanitizer suite took $(($(date +%s) - t0)) s"
   test_valgrind
   test_lint
   test_fuzz
@@ -290,6 +333,7 @@ join_lane() {
   lane_pid=
   say "the background lane (waited $(($(date +%s) - t0)) s for it)"
   cat "$lane_dir/log"
+  [ ! -s "$lane_dir/failures" ] || cat "$lane_dir/failures" >>"$report_file"
   if read -r p f s <"$lane_dir/totals"; then
     passed=$((passed + p))
     failed=$((failed + f))
@@ -324,9 +368,16 @@ test_fuzz() {
   fuzz_rc=0
   CC=clang
   export CC
+  # Only the fuzzers: one target per tests/fuzz/fuzz-NAME.c.
+  fuzzers=
+  for f in tests/fuzz/fuzz-*.c; do
+    f=${f##*/}
+    fuzzers="$fuzzers ${f%.c}"
+  done
+  # shellcheck disable=SC2086 # target names have no blanks
   { setup_dir build-fuzz -Dfuzz=true -Dfuzz_seconds="${FUZZ_SECONDS:-10}" -Dtests=false \
     -Dman=disabled -Db_sanitize=address,undefined -Db_lundef=false &&
-    $low meson compile -C build-fuzz; } || fuzz_rc=$?
+    $low meson compile -C build-fuzz $fuzzers; } || fuzz_rc=$?
   unset CC
   if [ "$fuzz_rc" -eq 0 ]; then
     run_tests build-fuzz

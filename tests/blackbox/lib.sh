@@ -26,6 +26,9 @@ PROGS=$(realpath "$PROGS")
 # the end of the script (vg_check), with valgrind's report as diagnostics.
 # The sandboxed program itself runs natively (no --trace-children).
 vg_on() { [ "${PROCTORD_VALGRIND:-0}" = 1 ]; }
+# A sanitizer build (meson's b_sanitize; the environment from meson.build):
+# its timing checks are skipped and its scripts run side by side.
+san_on() { [ "${PROCTOR_SANITIZED:-0}" = 1 ]; }
 
 # Limit for anything that should be instant. A hang must fail a test, not block
 # the suite, but a loaded 2-core machine can stall a few seconds.
@@ -107,12 +110,17 @@ diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
 # the rlimits proctord's child sets between fork and execve ("rlimits": the
 # child still runs under valgrind then, which emulates RLIMIT_NOFILE and
 # RLIMIT_STACK for itself), and proctord's resident memory ("memory": the
-# tool's own, about 1.6 MiB more when a thread starts).
+# tool's own, about 1.6 MiB more when a thread starts). The timings are
+# skipped in a sanitizer build too: its scripts share the CPUs (meson.build).
 native() {
 	local why=$1
 	shift
 	if vg_on; then
 		skip "$2" "under valgrind ($why)"
+		return 0
+	fi
+	if [ "$why" = timing ] && san_on; then
+		skip "$2" "in a sanitizer build (timing)"
 		return 0
 	fi
 	"$@"
