@@ -29,7 +29,7 @@ int hostcheck_cpu_times(const char *stat, unsigned cpu, unsigned long long *busy
  * the CPUs (cpus: --cpuset; NULL or empty: every online CPU), those CPUs or
  * their siblings busy with other work over HOSTCHECK_SAMPLE_MS, a cpufreq
  * governor other than performance, turbo or boost, transparent huge pages
- * always on, ASLR, a core_pattern that pipes cores to a program. Prints a
+ * in any mode but never, their defrag (at fault, and khugepaged's), ASLR, a core_pattern that pipes cores to a program. Prints a
  * title line, then one line per finding (what and what to do), or one line
  * saying nothing was found. Reads only. Returns the number of findings. */
 size_t hostcheck_print(const char *root, const struct units_cpuset *cpus, FILE *out);

@@ -47,7 +47,8 @@ static void drop(const char *rel)
 }
 
 /* A host with nothing to say: 4 CPUs, one per core, at full clock, no
- * turbo, no swap, huge pages on request, no ASLR, cores to a file. */
+ * turbo, no swap, no transparent huge pages nor their defrag, no ASLR,
+ * cores to a file. */
 static void quiet_host(void)
 {
 	put("proc/swaps", "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n");
@@ -65,7 +66,10 @@ static void quiet_host(void)
 	}
 	put("sys/devices/system/cpu/intel_pstate/no_turbo", "1\n");
 	put("sys/devices/system/cpu/cpufreq/boost", "0\n");
-	put("sys/kernel/mm/transparent_hugepage/enabled", "always [madvise] never\n");
+	put("sys/kernel/mm/transparent_hugepage/enabled", "always madvise [never]\n");
+	put("sys/kernel/mm/transparent_hugepage/defrag",
+	    "always defer defer+madvise madvise [never]\n");
+	put("sys/kernel/mm/transparent_hugepage/khugepaged/defrag", "0\n");
 	put("proc/sys/kernel/randomize_va_space", "0\n");
 	put("proc/sys/kernel/core_pattern", "core\n");
 }
@@ -250,13 +254,74 @@ static void turbo_and_boost(void **state)
 	assert_int_equal(audit(NULL), 0);
 }
 
-static void huge_pages_always(void **state)
+static void huge_pages_in_any_mode_but_never(void **state)
 {
 	(void)state;
 	put("sys/kernel/mm/transparent_hugepage/enabled", "[always] madvise never\n");
 	one_finding("huge pages", NULL);
-	assert_non_null(strstr(text, "echo madvise >"));
+	assert_non_null(strstr(text, "(transparent_hugepage/enabled = always): every program "));
+	assert_non_null(strstr(text, "echo never > /sys/kernel/mm/transparent_hugepage/enabled"));
+	/* A common default: only programs that ask get them, and some do. */
+	put("sys/kernel/mm/transparent_hugepage/enabled", "always [madvise] never\n");
+	one_finding("huge pages", NULL);
+	assert_non_null(strstr(text, "(transparent_hugepage/enabled = madvise): a program that "
+				     "asks for them (madvise MADV_HUGEPAGE"));
+	assert_non_null(strstr(text, "echo never > /sys/kernel/mm/transparent_hugepage/enabled"));
 	put("sys/kernel/mm/transparent_hugepage/enabled", "always madvise [never]\n");
+	assert_int_equal(audit(NULL), 0);
+	/* No THP in this kernel: nothing to say. */
+	drop("sys/kernel/mm/transparent_hugepage/enabled");
+	assert_int_equal(audit(NULL), 0);
+}
+
+/* Each mode of transparent_hugepage/defrag but never is a finding, with
+ * what the kernel does in that mode. */
+static void thp_defrag_in_any_mode_but_never(void **state)
+{
+	static const struct {
+		const char *file, *mode, *what;
+	} modes[] = {
+	    {"[always] defer defer+madvise madvise never\n", "always",
+	     "a fault that wants a huge page stalls while the kernel reclaims"},
+	    {"always [defer] defer+madvise madvise never\n", "defer",
+	     "wakes kswapd and kcompactd to reclaim and compact memory in the background"},
+	    {"always defer [defer+madvise] madvise never\n", "defer+madvise",
+	     "marked MADV_HUGEPAGE stalls while the kernel reclaims and compacts memory, other "
+	     "faults wake kswapd and kcompactd"},
+	    {"always defer defer+madvise [madvise] never\n", "madvise",
+	     "a fault in memory marked MADV_HUGEPAGE stalls while the kernel reclaims and "
+	     "compacts memory,"},
+	};
+	char seen[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+		put("sys/kernel/mm/transparent_hugepage/defrag", modes[i].file);
+		one_finding("thp defrag", NULL);
+		snprintf(seen, sizeof seen, "(transparent_hugepage/defrag = %s): ", modes[i].mode);
+		assert_non_null(strstr(text, seen));
+		assert_non_null(strstr(text, modes[i].what));
+		assert_non_null(
+		    strstr(text, "; echo never > /sys/kernel/mm/transparent_hugepage/defrag\n"));
+	}
+	put("sys/kernel/mm/transparent_hugepage/defrag",
+	    "always defer defer+madvise madvise [never]\n");
+	assert_int_equal(audit(NULL), 0);
+	drop("sys/kernel/mm/transparent_hugepage/defrag");
+	assert_int_equal(audit(NULL), 0);
+}
+
+static void khugepaged_defrag_on(void **state)
+{
+	(void)state;
+	put("sys/kernel/mm/transparent_hugepage/khugepaged/defrag", "1\n");
+	one_finding("khugepaged", NULL);
+	assert_non_null(strstr(text, "(transparent_hugepage/khugepaged/defrag = 1): "));
+	assert_non_null(
+	    strstr(text, "; echo 0 > /sys/kernel/mm/transparent_hugepage/khugepaged/defrag\n"));
+	put("sys/kernel/mm/transparent_hugepage/khugepaged/defrag", "0\n");
+	assert_int_equal(audit(NULL), 0);
+	drop("sys/kernel/mm/transparent_hugepage/khugepaged/defrag");
 	assert_int_equal(audit(NULL), 0);
 }
 
@@ -290,10 +355,13 @@ static void every_finding_at_once(void **state)
 	put("sys/devices/system/cpu/intel_pstate/no_turbo", "0\n");
 	put("sys/devices/system/cpu/cpufreq/boost", "1\n");
 	put("sys/kernel/mm/transparent_hugepage/enabled", "[always] madvise never\n");
+	put("sys/kernel/mm/transparent_hugepage/defrag",
+	    "always [defer] defer+madvise madvise never\n");
+	put("sys/kernel/mm/transparent_hugepage/khugepaged/defrag", "1\n");
 	put("proc/sys/kernel/randomize_va_space", "2\n");
 	put("proc/sys/kernel/core_pattern", "|/bin/false\n");
-	assert_int_equal(audit("0"), 8);
-	assert_int_equal(lines(), 2 + 8);
+	assert_int_equal(audit("0"), 10);
+	assert_int_equal(lines(), 2 + 10);
 	assert_null(strstr(text, "nothing found"));
 }
 
@@ -365,7 +433,9 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(smt_siblings_of_the_chosen_cpus, setup, teardown),
 	    cmocka_unit_test_setup_teardown(a_governor_other_than_performance, setup, teardown),
 	    cmocka_unit_test_setup_teardown(turbo_and_boost, setup, teardown),
-	    cmocka_unit_test_setup_teardown(huge_pages_always, setup, teardown),
+	    cmocka_unit_test_setup_teardown(huge_pages_in_any_mode_but_never, setup, teardown),
+	    cmocka_unit_test_setup_teardown(thp_defrag_in_any_mode_but_never, setup, teardown),
+	    cmocka_unit_test_setup_teardown(khugepaged_defrag_on, setup, teardown),
 	    cmocka_unit_test_setup_teardown(aslr_adds_noise, setup, teardown),
 	    cmocka_unit_test_setup_teardown(core_pattern_piped_to_a_program, setup, teardown),
 	    cmocka_unit_test_setup_teardown(every_finding_at_once, setup, teardown),
