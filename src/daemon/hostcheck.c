@@ -2,8 +2,8 @@
 // --check's audit of the host: what makes run times noisy, a line each with what to do.
 //
 // A judge compares run times with limits, so what makes the same program
-// take different times on the same machine is worth a line: swap the memory
-// limit does not see, a busy SMT sibling, a clock that follows the load or
+// take different times on the same machine is worth a line: swap, which
+// runs a program paged out at disk speed, a busy SMT sibling, a clock that follows the load or
 // the temperature, huge pages that a program gets or not and memory
 // compacted for them, in its page faults or behind its back,
 // random address layouts, and a crash handed to a program the verdict then
@@ -106,29 +106,75 @@ static int hc_swap_accounted(const char *root)
 	return found;
 }
 
-/* Swap in use that a memory cgroup does not count. */
-static size_t hc_swap(const char *root, FILE *out)
+/* SwapTotal of root/proc/meminfo in kB; 0 if it cannot be read. */
+static unsigned long long hc_swap_total(const char *root)
+{
+	char path[4096], line[256];
+	unsigned long long kb = 0;
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/proc/meminfo", root);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "SwapTotal: %llu", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* Swap on: the first device of /proc/swaps (and whether there are more),
+ * else SwapTotal of /proc/meminfo, in what; 0 if there is no swap. */
+static int hc_swap_on(const char *root, char *what, size_t len)
 {
 	char path[4096], line[512], dev[256] = "";
+	unsigned long long kb;
 	FILE *f;
 	int n = 0;
 
 	snprintf(path, sizeof path, "%s/proc/swaps", root);
 	f = fopen(path, "re");
-	if (!f)
-		return 0;
 	/* The first line is the header. */
-	while (fgets(line, sizeof line, f))
+	while (f && fgets(line, sizeof line, f))
 		if (n++ == 1 && sscanf(line, "%255s", dev) != 1)
 			dev[0] = '\0';
-	fclose(f);
-	if (!dev[0] || hc_swap_accounted(root))
+	if (f)
+		fclose(f);
+	if (dev[0]) {
+		snprintf(what, len, "%s%s", dev, n > 2 ? " and more" : "");
+		return 1;
+	}
+	kb = hc_swap_total(root);
+	if (kb == 0)
 		return 0;
-	hc_finding(out, "swap",
-		   "on (%s%s) and not accounted to cgroups (no memory.swap.max, no memsw): "
-		   "--memory-max does not cover swap, and a program paged out runs slower; "
-		   "turn swap off (swapoff -a) or boot with swapaccount=1",
-		   dev, n > 2 ? " and more" : "");
+	snprintf(what, len, "SwapTotal %llu kB", kb);
+	return 1;
+}
+
+/* Swap on: a program paged out runs at disk speed, and a memory cgroup
+ * either does not count swap or counts it apart. */
+static size_t hc_swap(const char *root, FILE *out)
+{
+	char what[320];
+
+	if (!hc_swap_on(root, what, sizeof what))
+		return 0;
+	if (!hc_swap_accounted(root))
+		hc_finding(out, "swap",
+			   "on (%s) and not accounted to cgroups (no memory.swap.max, no memsw): "
+			   "--memory-max does not cover swap, and a program paged out runs at "
+			   "disk speed; turn swap off (swapoff -a), or at least boot with "
+			   "swapaccount=1",
+			   what);
+	else
+		hc_finding(out, "swap",
+			   "on (%s), accounted to cgroups: a program paged out runs at disk speed, "
+			   "and what it holds is counted in two parts, memory and swap "
+			   "(--memory-max sets memory.swap.max 0, or memsw to the limit; a run "
+			   "without it may swap freely); the machine's other paging competes for "
+			   "the disk too; turn swap off (swapoff -a)",
+			   what);
 	return 1;
 }
 

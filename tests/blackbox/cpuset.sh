@@ -79,6 +79,16 @@ else
 	check_eq "...and no ASLR line here (randomize_va_space = ${aslr:-unreadable})" "" \
 		"$(grep '^aslr ' <<<"$findings")"
 fi
+# Swap: a device in /proc/swaps, or SwapTotal above 0, is a finding, whether
+# cgroups account it or not.
+if [ "$(wc -l </proc/swaps 2>/dev/null || echo 0)" -gt 1 ] ||
+	[ "$(sed -n 's/^SwapTotal: *\([0-9]*\).*/\1/p' /proc/meminfo)" != 0 ]; then
+	check_re "...and swap, on here, with the fix" \
+		"^swap +on \(.*\)(,| and not) accounted to cgroups.*turn swap off \(swapoff -a\)" \
+		"$(grep '^swap ' <<<"$findings")"
+else
+	check_eq "...and no swap line (no swap here)" "" "$(grep '^swap ' <<<"$findings")"
+fi
 # Transparent huge pages: the mode chosen is the one in brackets; any but
 # never is a finding, a kernel without them (no file) none.
 thp_mode() {

@@ -52,6 +52,8 @@ static void drop(const char *rel)
 static void quiet_host(void)
 {
 	put("proc/swaps", "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n");
+	put("proc/meminfo", "MemTotal:        8029616 kB\nSwapCached:            0 kB\n"
+			    "SwapTotal:             0 kB\nSwapFree:              0 kB\n");
 	put("sys/devices/system/cpu/online", "0-3\n");
 	for (int c = 0; c < 4; c++) {
 		char rel[128], v[8];
@@ -195,16 +197,50 @@ static void swap_without_accounting_says_memory_max_misses_it(void **state)
 	(void)state;
 	put("proc/swaps", "Filename\tType\tSize\tUsed\tPriority\n"
 			  "/dev/sda2                               partition\t1048572\t0\t-2\n");
+	put("proc/meminfo", "SwapTotal:       1048572 kB\n");
 	one_finding("swap", NULL);
-	assert_non_null(strstr(text, "/dev/sda2"));
+	assert_non_null(strstr(text, "on (/dev/sda2) and not accounted"));
 	assert_non_null(strstr(text, "--memory-max does not cover swap"));
-	/* v1 with memsw: the limit covers swap. */
+	assert_non_null(strstr(text, "runs at disk speed; turn swap off (swapoff -a)"));
+}
+
+/* Swap accounted to cgroups is still swap: a finding of its own. */
+static void swap_accounted_is_still_a_finding(void **state)
+{
+	(void)state;
+	put("proc/swaps", "Filename\tType\tSize\tUsed\tPriority\n"
+			  "/swapfile                               file\t1048572\t0\t-2\n"
+			  "/dev/zram0                              partition\t4096\t0\t100\n");
+	/* v1 with memsw. */
 	put("sys/fs/cgroup/memory/memory.memsw.limit_in_bytes", "9223372036854771712\n");
-	assert_int_equal(audit(NULL), 0);
+	one_finding("swap", NULL);
+	assert_non_null(strstr(text, "on (/swapfile and more), accounted to cgroups: a program "
+				     "paged out runs at disk speed"));
+	assert_non_null(strstr(text, "turn swap off (swapoff -a)\n"));
+	assert_null(strstr(text, "does not cover"));
 	drop("sys/fs/cgroup/memory/memory.memsw.limit_in_bytes");
-	assert_int_equal(audit(NULL), 1);
+	one_finding("swap", NULL);
+	assert_non_null(strstr(text, "not accounted"));
 	/* v2: a child of the root has memory.swap.max. */
 	put("sys/fs/cgroup/system.slice/memory.swap.max", "max\n");
+	one_finding("swap", NULL);
+	assert_non_null(strstr(text, "), accounted to cgroups:"));
+}
+
+/* No device in /proc/swaps (or no such file), but SwapTotal says there is
+ * swap: a finding, with the size. */
+static void swap_seen_in_meminfo(void **state)
+{
+	(void)state;
+	put("proc/meminfo", "MemTotal:        8029616 kB\nSwapCached:            0 kB\n"
+			    "SwapTotal:       2097148 kB\nSwapFree:        2097148 kB\n");
+	one_finding("swap", NULL);
+	assert_non_null(strstr(text, "on (SwapTotal 2097148 kB) and not accounted"));
+	drop("proc/swaps");
+	one_finding("swap", NULL);
+	put("proc/meminfo", "SwapTotal:             0 kB\n");
+	assert_int_equal(audit(NULL), 0);
+	drop("proc/meminfo");
 	assert_int_equal(audit(NULL), 0);
 }
 
@@ -430,6 +466,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(missing_files_are_no_findings, setup, teardown),
 	    cmocka_unit_test_setup_teardown(swap_without_accounting_says_memory_max_misses_it,
 					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(swap_accounted_is_still_a_finding, setup, teardown),
+	    cmocka_unit_test_setup_teardown(swap_seen_in_meminfo, setup, teardown),
 	    cmocka_unit_test_setup_teardown(smt_siblings_of_the_chosen_cpus, setup, teardown),
 	    cmocka_unit_test_setup_teardown(a_governor_other_than_performance, setup, teardown),
 	    cmocka_unit_test_setup_teardown(turbo_and_boost, setup, teardown),
