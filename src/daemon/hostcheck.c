@@ -2,9 +2,10 @@
 // --check's audit of the host: what makes run times noisy, a line each with what to do.
 //
 // A judge compares run times with limits, so what makes the same program
-// take different times on the same machine is worth a line: swap the memory
-// limit does not see, a busy SMT sibling, a clock that follows the load or
-// the temperature, huge pages merged and split behind the program's back,
+// take different times on the same machine is worth a line: swap, which
+// runs a program paged out at disk speed, a busy SMT sibling, a clock that follows the load or
+// the temperature, huge pages that a program gets or not and memory
+// compacted for them, in its page faults or behind its back,
 // random address layouts, and a crash handed to a program the verdict then
 // waits for. Everything is read from procfs and sysfs below a root that
 // tests replace with a fixture tree; nothing is written.
@@ -105,29 +106,75 @@ static int hc_swap_accounted(const char *root)
 	return found;
 }
 
-/* Swap in use that a memory cgroup does not count. */
-static size_t hc_swap(const char *root, FILE *out)
+/* SwapTotal of root/proc/meminfo in kB; 0 if it cannot be read. */
+static unsigned long long hc_swap_total(const char *root)
+{
+	char path[4096], line[256];
+	unsigned long long kb = 0;
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/proc/meminfo", root);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "SwapTotal: %llu", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* Swap on: the first device of /proc/swaps (and whether there are more),
+ * else SwapTotal of /proc/meminfo, in what; 0 if there is no swap. */
+static int hc_swap_on(const char *root, char *what, size_t len)
 {
 	char path[4096], line[512], dev[256] = "";
+	unsigned long long kb;
 	FILE *f;
 	int n = 0;
 
 	snprintf(path, sizeof path, "%s/proc/swaps", root);
 	f = fopen(path, "re");
-	if (!f)
-		return 0;
 	/* The first line is the header. */
-	while (fgets(line, sizeof line, f))
+	while (f && fgets(line, sizeof line, f))
 		if (n++ == 1 && sscanf(line, "%255s", dev) != 1)
 			dev[0] = '\0';
-	fclose(f);
-	if (!dev[0] || hc_swap_accounted(root))
+	if (f)
+		fclose(f);
+	if (dev[0]) {
+		snprintf(what, len, "%s%s", dev, n > 2 ? " and more" : "");
+		return 1;
+	}
+	kb = hc_swap_total(root);
+	if (kb == 0)
 		return 0;
-	hc_finding(out, "swap",
-		   "on (%s%s) and not accounted to cgroups (no memory.swap.max, no memsw): "
-		   "--memory-max does not cover swap, and a program paged out runs slower; "
-		   "turn swap off (swapoff -a) or boot with swapaccount=1",
-		   dev, n > 2 ? " and more" : "");
+	snprintf(what, len, "SwapTotal %llu kB", kb);
+	return 1;
+}
+
+/* Swap on: a program paged out runs at disk speed, and a memory cgroup
+ * either does not count swap or counts it apart. */
+static size_t hc_swap(const char *root, FILE *out)
+{
+	char what[320];
+
+	if (!hc_swap_on(root, what, sizeof what))
+		return 0;
+	if (!hc_swap_accounted(root))
+		hc_finding(out, "swap",
+			   "on (%s) and not accounted to cgroups (no memory.swap.max, no memsw): "
+			   "--memory-max does not cover swap, and a program paged out runs at "
+			   "disk speed; turn swap off (swapoff -a), or at least boot with "
+			   "swapaccount=1",
+			   what);
+	else
+		hc_finding(out, "swap",
+			   "on (%s), accounted to cgroups: a program paged out runs at disk speed, "
+			   "and what it holds is counted in two parts, memory and swap "
+			   "(--memory-max sets memory.swap.max 0, or memsw to the limit; a run "
+			   "without it may swap freely); the machine's other paging competes for "
+			   "the disk too; turn swap off (swapoff -a)",
+			   what);
 	return 1;
 }
 
@@ -344,17 +391,100 @@ static size_t hc_turbo(const char *root, FILE *out)
 	return n;
 }
 
+#define HC_THP "sys/kernel/mm/transparent_hugepage"
+
+/* The mode chosen in a THP file that lists them all with the chosen one in
+ * brackets ("always [madvise] never"), in mode; a file without brackets is
+ * taken whole. -1 if the file cannot be read (no THP in this kernel). */
+static int hc_thp_mode(const char *root, const char *rel, char *mode, size_t len)
+{
+	char v[256];
+	const char *lb, *rb;
+
+	if (hc_read(root, rel, v, sizeof v) < 0)
+		return -1;
+	lb = strchr(v, '[');
+	rb = lb ? strchr(lb, ']') : NULL;
+	if (lb && rb)
+		snprintf(mode, len, "%.*s", (int)(rb - lb - 1), lb + 1);
+	else
+		snprintf(mode, len, "%s", v);
+	return 0;
+}
+
+/* Transparent huge pages in any mode but never: whether a program gets huge
+ * pages depends on how fragmented free memory is at the time. */
 static size_t hc_thp(const char *root, FILE *out)
 {
-	char v[128];
+	char mode[256];
 
-	if (hc_read(root, "sys/kernel/mm/transparent_hugepage/enabled", v, sizeof v) < 0 ||
-	    !strstr(v, "[always]"))
+	if (hc_thp_mode(root, HC_THP "/enabled", mode, sizeof mode) < 0 ||
+	    strcmp(mode, "never") == 0)
 		return 0;
 	hc_finding(out, "huge pages",
-		   "transparent huge pages are always on: page faults and khugepaged's merging "
-		   "vary a program's time and memory from run to run; echo madvise > "
-		   "/sys/kernel/mm/transparent_hugepage/enabled");
+		   "transparent huge pages are on (transparent_hugepage/enabled = %s): %s gets "
+		   "huge pages or not as free memory allows at the time, so its page faults, TLB "
+		   "misses and resident size vary from run to run; echo never > "
+		   "/sys/kernel/mm/transparent_hugepage/enabled",
+		   mode,
+		   strcmp(mode, "madvise") == 0
+		       ? "a program that asks for them (madvise MADV_HUGEPAGE, as some runtimes "
+			 "and allocators do)"
+		       : "every program");
+	return 1;
+}
+
+/* What the kernel does for a page fault that wants a huge page, by the mode
+ * of transparent_hugepage/defrag. */
+static const char *hc_defrag_what(const char *mode)
+{
+	if (strcmp(mode, "always") == 0)
+		return "a fault that wants a huge page stalls while the kernel reclaims and "
+		       "compacts memory";
+	if (strcmp(mode, "defer") == 0)
+		return "a fault that wants a huge page wakes kswapd and kcompactd to reclaim "
+		       "and compact memory in the background";
+	if (strcmp(mode, "defer+madvise") == 0)
+		return "a fault in memory marked MADV_HUGEPAGE stalls while the kernel reclaims "
+		       "and compacts memory, other faults wake kswapd and kcompactd to do it";
+	if (strcmp(mode, "madvise") == 0)
+		return "a fault in memory marked MADV_HUGEPAGE stalls while the kernel reclaims "
+		       "and compacts memory";
+	return "faults that want a huge page reclaim or compact memory";
+}
+
+/* Huge page faults that reclaim or compact memory, in the fault or in the
+ * background: work whose length depends on the state of memory. */
+static size_t hc_thp_defrag(const char *root, FILE *out)
+{
+	char mode[256];
+
+	if (hc_thp_mode(root, HC_THP "/defrag", mode, sizeof mode) < 0 ||
+	    strcmp(mode, "never") == 0)
+		return 0;
+	hc_finding(out, "thp defrag",
+		   "huge pages are made by compacting memory (transparent_hugepage/defrag = %s): "
+		   "%s, which takes longer the more fragmented memory is; echo never > "
+		   "/sys/kernel/mm/transparent_hugepage/defrag",
+		   mode, hc_defrag_what(mode));
+	return 1;
+}
+
+/* khugepaged reclaiming and compacting memory for the huge pages it merges
+ * small ones into, behind the program's back. */
+static size_t hc_khugepaged(const char *root, FILE *out)
+{
+	char v[32];
+
+	if (hc_read(root, HC_THP "/khugepaged/defrag", v, sizeof v) < 0 || strcmp(v, "0") == 0)
+		return 0;
+	hc_finding(out, "khugepaged",
+		   "khugepaged reclaims and compacts memory to merge small pages into huge ones "
+		   "(transparent_hugepage/khugepaged/defrag = %s): that work, and the merge, "
+		   "which locks the program's memory map while it copies its pages, come at "
+		   "times no run can foresee; echo 0 > "
+		   "/sys/kernel/mm/transparent_hugepage/khugepaged/defrag",
+		   v);
 	return 1;
 }
 
@@ -404,12 +534,14 @@ size_t hostcheck_print(const char *root, const struct units_cpuset *cpus, FILE *
 	}
 	n += hc_turbo(root, out);
 	n += hc_thp(root, out);
+	n += hc_thp_defrag(root, out);
+	n += hc_khugepaged(root, out);
 	n += hc_aslr(root, out);
 	n += hc_core_pattern(root, out);
 	if (n == 0)
 		fprintf(out,
 			"%-*s nothing found (swap, SMT, busy CPUs, cpufreq, turbo, huge pages, "
-			"ASLR, core_pattern)\n",
+			"THP defrag, khugepaged, ASLR, core_pattern)\n",
 			HC_NAME_W, "");
 	return n;
 }

@@ -25,13 +25,15 @@ int hostcheck_cpu_times(const char *stat, unsigned cpu, unsigned long long *busy
 			unsigned long long *total);
 
 /* Audit the host read from root ("" for this machine; a directory laid out
- * like / for tests): swap not accounted to cgroups, online SMT siblings of
- * the CPUs (cpus: --cpuset; NULL or empty: every online CPU), those CPUs or
- * their siblings busy with other work over HOSTCHECK_SAMPLE_MS, a cpufreq
- * governor other than performance, turbo or boost, transparent huge pages
- * always on, ASLR, a core_pattern that pipes cores to a program. Prints a
- * title line, then one line per finding (what and what to do), or one line
- * saying nothing was found. Reads only. Returns the number of findings. */
+ * like / for tests): swap (accounted to cgroups or not), online SMT
+ * siblings of the CPUs (cpus: --cpuset; NULL or empty: every online CPU),
+ * those CPUs or their siblings busy with other work over
+ * HOSTCHECK_SAMPLE_MS, a cpufreq governor other than performance, turbo or
+ * boost, transparent huge pages in any mode but never, their defrag (at a
+ * fault, and khugepaged's), ASLR, a core_pattern that pipes cores to a
+ * program. A file the kernel does not have is no finding. Prints a title
+ * line, then one line per finding (what and what to do), or one line saying
+ * nothing was found. Reads only. Returns the number of findings. */
 size_t hostcheck_print(const char *root, const struct units_cpuset *cpus, FILE *out);
 
 #endif

@@ -68,7 +68,7 @@ check_re "--check prints the host audit's title" \
 findings=$(sed -n '/^host audit/,/^$/p' <<<"$audit" | sed '1d;/^$/d')
 diag "$findings"
 check_re "...then a line per finding (NAME what; what to do), or that there is none" \
-	"^((swap|smt|busy|governor|turbo|boost|huge pages|aslr|core_pattern) +[^ ].*|( {15})nothing found .*)$" \
+	"^((swap|smt|busy|governor|turbo|boost|huge pages|thp defrag|khugepaged|aslr|core_pattern) +[^ ].*|( {15})nothing found .*)$" \
 	"$(head -n 1 <<<"$findings")"
 aslr=$(cat /proc/sys/kernel/randomize_va_space 2>/dev/null)
 if [ -n "$aslr" ] && [ "$aslr" != 0 ]; then
@@ -78,6 +78,48 @@ if [ -n "$aslr" ] && [ "$aslr" != 0 ]; then
 else
 	check_eq "...and no ASLR line here (randomize_va_space = ${aslr:-unreadable})" "" \
 		"$(grep '^aslr ' <<<"$findings")"
+fi
+# Swap: a device in /proc/swaps, or SwapTotal above 0, is a finding, whether
+# cgroups account it or not.
+if [ "$(wc -l </proc/swaps 2>/dev/null || echo 0)" -gt 1 ] ||
+	[ "$(sed -n 's/^SwapTotal: *\([0-9]*\).*/\1/p' /proc/meminfo)" != 0 ]; then
+	check_re "...and swap, on here, with the fix" \
+		"^swap +on \(.*\)(,| and not) accounted to cgroups.*turn swap off \(swapoff -a\)" \
+		"$(grep '^swap ' <<<"$findings")"
+else
+	check_eq "...and no swap line (no swap here)" "" "$(grep '^swap ' <<<"$findings")"
+fi
+# Transparent huge pages: the mode chosen is the one in brackets; any but
+# never is a finding, a kernel without them (no file) none.
+thp_mode() {
+	sed -n 's/.*\[\(.*\)\].*/\1/p' "/sys/kernel/mm/transparent_hugepage/$1" 2>/dev/null
+}
+thp=$(thp_mode enabled)
+if [ -n "$thp" ] && [ "$thp" != never ]; then
+	check_re "...and transparent huge pages, on here (enabled = $thp), with the fix" \
+		"^huge pages +transparent huge pages are on \(transparent_hugepage/enabled = $thp\): .*; echo never > /sys/kernel/mm/transparent_hugepage/enabled$" \
+		"$(grep '^huge pages ' <<<"$findings")"
+else
+	check_eq "...and no huge pages line (enabled = ${thp:-no THP})" "" \
+		"$(grep '^huge pages ' <<<"$findings")"
+fi
+thp=$(thp_mode defrag)
+if [ -n "$thp" ] && [ "$thp" != never ]; then
+	check_re "...and their defrag, not never here (defrag = $thp), with the fix" \
+		"^thp defrag +huge pages are made by compacting memory \(transparent_hugepage/defrag = $thp\): .*; echo never > /sys/kernel/mm/transparent_hugepage/defrag$" \
+		"$(grep '^thp defrag ' <<<"$findings")"
+else
+	check_eq "...and no thp defrag line (defrag = ${thp:-no THP})" "" \
+		"$(grep '^thp defrag ' <<<"$findings")"
+fi
+thp=$(cat /sys/kernel/mm/transparent_hugepage/khugepaged/defrag 2>/dev/null)
+if [ -n "$thp" ] && [ "$thp" != 0 ]; then
+	check_re "...and khugepaged's defrag, on here (khugepaged/defrag = $thp), with the fix" \
+		"^khugepaged +khugepaged reclaims and compacts memory .*\(transparent_hugepage/khugepaged/defrag = $thp\): .*; echo 0 > /sys/kernel/mm/transparent_hugepage/khugepaged/defrag$" \
+		"$(grep '^khugepaged ' <<<"$findings")"
+else
+	check_eq "...and no khugepaged line (khugepaged/defrag = ${thp:-no THP})" "" \
+		"$(grep '^khugepaged ' <<<"$findings")"
 fi
 if grep -q '^|' /proc/sys/kernel/core_pattern 2>/dev/null; then
 	check_re "...and the core_pattern piped to a program" "^core_pattern +cores are piped" \

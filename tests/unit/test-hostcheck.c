@@ -47,10 +47,13 @@ static void drop(const char *rel)
 }
 
 /* A host with nothing to say: 4 CPUs, one per core, at full clock, no
- * turbo, no swap, huge pages on request, no ASLR, cores to a file. */
+ * turbo, no swap, no transparent huge pages nor their defrag, no ASLR,
+ * cores to a file. */
 static void quiet_host(void)
 {
 	put("proc/swaps", "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n");
+	put("proc/meminfo", "MemTotal:        8029616 kB\nSwapCached:            0 kB\n"
+			    "SwapTotal:             0 kB\nSwapFree:              0 kB\n");
 	put("sys/devices/system/cpu/online", "0-3\n");
 	for (int c = 0; c < 4; c++) {
 		char rel[128], v[8];
@@ -65,7 +68,10 @@ static void quiet_host(void)
 	}
 	put("sys/devices/system/cpu/intel_pstate/no_turbo", "1\n");
 	put("sys/devices/system/cpu/cpufreq/boost", "0\n");
-	put("sys/kernel/mm/transparent_hugepage/enabled", "always [madvise] never\n");
+	put("sys/kernel/mm/transparent_hugepage/enabled", "always madvise [never]\n");
+	put("sys/kernel/mm/transparent_hugepage/defrag",
+	    "always defer defer+madvise madvise [never]\n");
+	put("sys/kernel/mm/transparent_hugepage/khugepaged/defrag", "0\n");
 	put("proc/sys/kernel/randomize_va_space", "0\n");
 	put("proc/sys/kernel/core_pattern", "core\n");
 }
@@ -191,16 +197,50 @@ static void swap_without_accounting_says_memory_max_misses_it(void **state)
 	(void)state;
 	put("proc/swaps", "Filename\tType\tSize\tUsed\tPriority\n"
 			  "/dev/sda2                               partition\t1048572\t0\t-2\n");
+	put("proc/meminfo", "SwapTotal:       1048572 kB\n");
 	one_finding("swap", NULL);
-	assert_non_null(strstr(text, "/dev/sda2"));
+	assert_non_null(strstr(text, "on (/dev/sda2) and not accounted"));
 	assert_non_null(strstr(text, "--memory-max does not cover swap"));
-	/* v1 with memsw: the limit covers swap. */
+	assert_non_null(strstr(text, "runs at disk speed; turn swap off (swapoff -a)"));
+}
+
+/* Swap accounted to cgroups is still swap: a finding of its own. */
+static void swap_accounted_is_still_a_finding(void **state)
+{
+	(void)state;
+	put("proc/swaps", "Filename\tType\tSize\tUsed\tPriority\n"
+			  "/swapfile                               file\t1048572\t0\t-2\n"
+			  "/dev/zram0                              partition\t4096\t0\t100\n");
+	/* v1 with memsw. */
 	put("sys/fs/cgroup/memory/memory.memsw.limit_in_bytes", "9223372036854771712\n");
-	assert_int_equal(audit(NULL), 0);
+	one_finding("swap", NULL);
+	assert_non_null(strstr(text, "on (/swapfile and more), accounted to cgroups: a program "
+				     "paged out runs at disk speed"));
+	assert_non_null(strstr(text, "turn swap off (swapoff -a)\n"));
+	assert_null(strstr(text, "does not cover"));
 	drop("sys/fs/cgroup/memory/memory.memsw.limit_in_bytes");
-	assert_int_equal(audit(NULL), 1);
+	one_finding("swap", NULL);
+	assert_non_null(strstr(text, "not accounted"));
 	/* v2: a child of the root has memory.swap.max. */
 	put("sys/fs/cgroup/system.slice/memory.swap.max", "max\n");
+	one_finding("swap", NULL);
+	assert_non_null(strstr(text, "), accounted to cgroups:"));
+}
+
+/* No device in /proc/swaps (or no such file), but SwapTotal says there is
+ * swap: a finding, with the size. */
+static void swap_seen_in_meminfo(void **state)
+{
+	(void)state;
+	put("proc/meminfo", "MemTotal:        8029616 kB\nSwapCached:            0 kB\n"
+			    "SwapTotal:       2097148 kB\nSwapFree:        2097148 kB\n");
+	one_finding("swap", NULL);
+	assert_non_null(strstr(text, "on (SwapTotal 2097148 kB) and not accounted"));
+	drop("proc/swaps");
+	one_finding("swap", NULL);
+	put("proc/meminfo", "SwapTotal:             0 kB\n");
+	assert_int_equal(audit(NULL), 0);
+	drop("proc/meminfo");
 	assert_int_equal(audit(NULL), 0);
 }
 
@@ -250,13 +290,74 @@ static void turbo_and_boost(void **state)
 	assert_int_equal(audit(NULL), 0);
 }
 
-static void huge_pages_always(void **state)
+static void huge_pages_in_any_mode_but_never(void **state)
 {
 	(void)state;
 	put("sys/kernel/mm/transparent_hugepage/enabled", "[always] madvise never\n");
 	one_finding("huge pages", NULL);
-	assert_non_null(strstr(text, "echo madvise >"));
+	assert_non_null(strstr(text, "(transparent_hugepage/enabled = always): every program "));
+	assert_non_null(strstr(text, "echo never > /sys/kernel/mm/transparent_hugepage/enabled"));
+	/* A common default: only programs that ask get them, and some do. */
+	put("sys/kernel/mm/transparent_hugepage/enabled", "always [madvise] never\n");
+	one_finding("huge pages", NULL);
+	assert_non_null(strstr(text, "(transparent_hugepage/enabled = madvise): a program that "
+				     "asks for them (madvise MADV_HUGEPAGE"));
+	assert_non_null(strstr(text, "echo never > /sys/kernel/mm/transparent_hugepage/enabled"));
 	put("sys/kernel/mm/transparent_hugepage/enabled", "always madvise [never]\n");
+	assert_int_equal(audit(NULL), 0);
+	/* No THP in this kernel: nothing to say. */
+	drop("sys/kernel/mm/transparent_hugepage/enabled");
+	assert_int_equal(audit(NULL), 0);
+}
+
+/* Each mode of transparent_hugepage/defrag but never is a finding, with
+ * what the kernel does in that mode. */
+static void thp_defrag_in_any_mode_but_never(void **state)
+{
+	static const struct {
+		const char *file, *mode, *what;
+	} modes[] = {
+	    {"[always] defer defer+madvise madvise never\n", "always",
+	     "a fault that wants a huge page stalls while the kernel reclaims"},
+	    {"always [defer] defer+madvise madvise never\n", "defer",
+	     "wakes kswapd and kcompactd to reclaim and compact memory in the background"},
+	    {"always defer [defer+madvise] madvise never\n", "defer+madvise",
+	     "marked MADV_HUGEPAGE stalls while the kernel reclaims and compacts memory, other "
+	     "faults wake kswapd and kcompactd"},
+	    {"always defer defer+madvise [madvise] never\n", "madvise",
+	     "a fault in memory marked MADV_HUGEPAGE stalls while the kernel reclaims and "
+	     "compacts memory,"},
+	};
+	char seen[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+		put("sys/kernel/mm/transparent_hugepage/defrag", modes[i].file);
+		one_finding("thp defrag", NULL);
+		snprintf(seen, sizeof seen, "(transparent_hugepage/defrag = %s): ", modes[i].mode);
+		assert_non_null(strstr(text, seen));
+		assert_non_null(strstr(text, modes[i].what));
+		assert_non_null(
+		    strstr(text, "; echo never > /sys/kernel/mm/transparent_hugepage/defrag\n"));
+	}
+	put("sys/kernel/mm/transparent_hugepage/defrag",
+	    "always defer defer+madvise madvise [never]\n");
+	assert_int_equal(audit(NULL), 0);
+	drop("sys/kernel/mm/transparent_hugepage/defrag");
+	assert_int_equal(audit(NULL), 0);
+}
+
+static void khugepaged_defrag_on(void **state)
+{
+	(void)state;
+	put("sys/kernel/mm/transparent_hugepage/khugepaged/defrag", "1\n");
+	one_finding("khugepaged", NULL);
+	assert_non_null(strstr(text, "(transparent_hugepage/khugepaged/defrag = 1): "));
+	assert_non_null(
+	    strstr(text, "; echo 0 > /sys/kernel/mm/transparent_hugepage/khugepaged/defrag\n"));
+	put("sys/kernel/mm/transparent_hugepage/khugepaged/defrag", "0\n");
+	assert_int_equal(audit(NULL), 0);
+	drop("sys/kernel/mm/transparent_hugepage/khugepaged/defrag");
 	assert_int_equal(audit(NULL), 0);
 }
 
@@ -290,10 +391,13 @@ static void every_finding_at_once(void **state)
 	put("sys/devices/system/cpu/intel_pstate/no_turbo", "0\n");
 	put("sys/devices/system/cpu/cpufreq/boost", "1\n");
 	put("sys/kernel/mm/transparent_hugepage/enabled", "[always] madvise never\n");
+	put("sys/kernel/mm/transparent_hugepage/defrag",
+	    "always [defer] defer+madvise madvise never\n");
+	put("sys/kernel/mm/transparent_hugepage/khugepaged/defrag", "1\n");
 	put("proc/sys/kernel/randomize_va_space", "2\n");
 	put("proc/sys/kernel/core_pattern", "|/bin/false\n");
-	assert_int_equal(audit("0"), 8);
-	assert_int_equal(lines(), 2 + 8);
+	assert_int_equal(audit("0"), 10);
+	assert_int_equal(lines(), 2 + 10);
 	assert_null(strstr(text, "nothing found"));
 }
 
@@ -362,10 +466,14 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(missing_files_are_no_findings, setup, teardown),
 	    cmocka_unit_test_setup_teardown(swap_without_accounting_says_memory_max_misses_it,
 					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(swap_accounted_is_still_a_finding, setup, teardown),
+	    cmocka_unit_test_setup_teardown(swap_seen_in_meminfo, setup, teardown),
 	    cmocka_unit_test_setup_teardown(smt_siblings_of_the_chosen_cpus, setup, teardown),
 	    cmocka_unit_test_setup_teardown(a_governor_other_than_performance, setup, teardown),
 	    cmocka_unit_test_setup_teardown(turbo_and_boost, setup, teardown),
-	    cmocka_unit_test_setup_teardown(huge_pages_always, setup, teardown),
+	    cmocka_unit_test_setup_teardown(huge_pages_in_any_mode_but_never, setup, teardown),
+	    cmocka_unit_test_setup_teardown(thp_defrag_in_any_mode_but_never, setup, teardown),
+	    cmocka_unit_test_setup_teardown(khugepaged_defrag_on, setup, teardown),
 	    cmocka_unit_test_setup_teardown(aslr_adds_noise, setup, teardown),
 	    cmocka_unit_test_setup_teardown(core_pattern_piped_to_a_program, setup, teardown),
 	    cmocka_unit_test_setup_teardown(every_finding_at_once, setup, teardown),
