@@ -135,12 +135,12 @@ skipped=0
 # The background lane's commands run as "$low CMD": nice -n 19 there.
 low=
 
-# count_results DIR RC [LOG [FLAKY]]: add the results of the last `meson test
-# -C DIR` to the totals. LOG.json (default testlog.json; testlog-SETUP.json
-# for --setup SETUP) has one object per test, with a top-level "result".
-# FLAKY of its failures passed when run again: they count as passed.
+# count_results DIR RC JSON [FLAKY]: add the results of a `meson test -C DIR`
+# to the totals. JSON (meson-logs/testlog*.json) has one object per test,
+# with a top-level "result". FLAKY of its failures passed when run again:
+# they count as passed.
 count_results() {
-  log=$1/meson-logs/${3:-testlog}.json
+  log=$3
   p=0 f=0 s=0
   if [ -f "$log" ]; then
     # Inside string values quotes are escaped, so only the key matches.
@@ -171,14 +171,15 @@ count_results() {
 }
 
 # meson_test DIR SETUP LOGBASE [ARGS...]: meson test in DIR (with --setup
-# SETUP unless it is empty), output shown as it comes; its exit code in $rc.
-# The code goes through a file because a POSIX pipeline only reports its last
-# command's.
+# SETUP unless it is empty), output shown as it comes; its exit code in $rc,
+# its log in $mt_json (meson adds -SETUP to LOGBASE). The code goes through
+# a file because a POSIX pipeline only reports its last command's.
 meson_test() {
   mt_dir=$1 mt_setup=$2 mt_log=$3
   shift 3
-  rm -f "$mt_dir/meson-logs/$mt_log.json"
-  rcfile=$mt_dir/.quickstart-rc-$mt_log
+  mt_json=$mt_dir/meson-logs/$mt_log${mt_setup:+-$mt_setup}.json
+  rm -f "$mt_json"
+  rcfile=$mt_dir/.quickstart-rc-$mt_log${mt_setup:+-$mt_setup}
   echo 1 >"$rcfile"
   {
     mt_rc=0
@@ -198,31 +199,30 @@ meson_test() {
 # passed, and the summary names it with the end of its first log. One that
 # fails again is a failure, named there too.
 run_tests() {
-  log=testlog
-  [ -z "${2:-}" ] || log=testlog-$2
-  meson_test "$1" "${2:-}" "$log"
+  meson_test "$1" "${2:-}" testlog
   first_rc=$rc
-  again=$(python3 tests/testlog.py failed "$1/meson-logs/$log.json") || again=
+  first_json=$mt_json
+  again=$(python3 tests/testlog.py failed "$first_json") || again=
   flaky=0
   if [ -n "$again" ]; then
     say "$1: running each failed test once more, alone"
     printf '%s\n' "$again" | while read -r suite name result; do
-      meson_test "$1" "${2:-}" "$log-again" --num-processes 1 --suite "${suite%%+*}" "$name"
-      if [ "$rc" -eq 0 ] && [ -z "$(python3 tests/testlog.py failed "$1/meson-logs/$log-again.json")" ]; then
+      meson_test "$1" "${2:-}" testlog-again --num-processes 1 --suite "${suite%%+*}" "$name"
+      if [ "$rc" -eq 0 ] && [ -z "$(python3 tests/testlog.py failed "$mt_json")" ]; then
         verdict="flaky (a $result, then passed alone)"
       else
         verdict="FAILED (a $result, and again alone)"
       fi
       {
         echo "$1${2:+ --setup $2}: $suite / $name: $verdict; the end of its first log:"
-        python3 tests/testlog.py tail "$1/meson-logs/$log.json" "$name" 40 | sed 's/^/    /'
+        python3 tests/testlog.py tail "$first_json" "$name" 40 | sed 's/^/    /'
       } >>"$report_file"
       case $verdict in flaky*) echo >>"$report_file.flaky" ;; esac
     done
     [ ! -f "$report_file.flaky" ] || flaky=$(wc -l <"$report_file.flaky")
     rm -f "$report_file.flaky"
   fi
-  count_results "$1" "$first_rc" "$log" "$flaky"
+  count_results "$1" "$first_rc" "$first_json" "$flaky"
 }
 
 summary() {
@@ -440,9 +440,26 @@ vm_test() {
       return
     fi
   fi
-  vm_rc=0
-  bash tests/vm/run-v2.sh build || vm_rc=$?
+  vm_log=$TMPDIR/vm.log
+  echo 1 >"$vm_log.rc"
+  {
+    vm_rc=0
+    bash tests/vm/run-v2.sh build || vm_rc=$?
+    echo "$vm_rc" >"$vm_log.rc"
+  } 2>&1 | tee "$vm_log"
+  vm_rc=$(cat "$vm_log.rc")
   echo "vm: the VM step took $(($(date +%s) - vm_t0)) s"
+  if [ "$vm_rc" != 0 ] && [ "$vm_rc" != 77 ]; then
+    # For the end of the output: the suites that failed, and each failed
+    # check with its diagnostics (a TODO is not a failure).
+    {
+      echo "vm (tests/vm/run-v2.sh build): FAILED (exit $vm_rc):"
+      awk '/^== .*: FAIL/ { print; next }
+        /^not ok / && !/# TODO/ { show = 1; print; next }
+        /^(not )?ok / { show = 0; next }
+        show && /^#/ { print }' "$vm_log" | head -n 60 | sed 's/^/    /'
+    } >>"$report_file"
+  fi
   case $vm_rc in
     0) passed=$((passed + 1)) ;;
     77) skipped=$((skipped + 1)) ;; # run-v2.sh said why
