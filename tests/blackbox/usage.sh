@@ -24,6 +24,17 @@ usage_error "option without its value" --cpu-time
 usage_error "no program" --cpu-time 1s
 usage_error "no program after --" --wall-time 1s --
 
+# A bind's destination without its leading /: nowhere in the box, so refused
+# at once, the option and its value named (no box is made: no root needed).
+mkdir "$T/box"
+for opt in --ro-bind --bind; do
+	usage_error "$opt SRC:relative" --box "$T/box" $opt "$T:rel" -- touch "$T/ran"
+	check_eq "...saying the destination must be absolute inside the box" \
+		"proctord: $opt $T:rel: the destination after ':' must be an absolute path inside the box, such as /data" \
+		"$(cat "$T/err")"
+	usage_error "$opt SRC: (an empty destination)" --box "$T/box" $opt "$T:" -- touch "$T/ran"
+done
+
 timeout "$T_OP" "$PROCTORD" --help >"$T/out" 2>"$T/err" </dev/null
 check_eq "--help exits 0" 0 "$?"
 check "--help prints usage on stdout" grep -qi usage "$T/out"
