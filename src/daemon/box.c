@@ -519,6 +519,76 @@ int box_reaches(const struct box *b, const char *path)
 	return reached;
 }
 
+/* Whether path is top or below it. */
+static int box_path_under(const char *path, const char *top)
+{
+	size_t len = strlen(top);
+
+	if (len == 1 && top[0] == '/')
+		return 1;
+	return strncmp(path, top, len) == 0 && (path[len] == '\0' || path[len] == '/');
+}
+
+/* Whether p is absolute with only plain names: no ".", "..", empty name
+ * nor trailing "/" (what the string alone says where it leads). */
+static int box_path_plain(const char *p)
+{
+	if (p[0] != '/')
+		return 0;
+	for (const char *c = p; *c == '/'; c = c + strcspn(c + 1, "/") + 1) {
+		size_t len = strcspn(c + 1, "/");
+
+		if (len == 0 || (c[1] == '.' && (len == 1 || (len == 2 && c[2] == '.'))))
+			return 0;
+	}
+	return 1;
+}
+
+int box_check_program(const struct box *b, const char *prog, char *err, size_t errlen)
+{
+	const struct box_step *best = NULL;
+	size_t best_len = 0;
+	const char *name;
+
+	/* A bare name is looked up in the box's PATH, a relative path from
+	 * its working directory: only an absolute path can be told now, one
+	 * of plain names (/opt/../usr/bin/cc is left to execve). */
+	if (!b->active || !prog || !box_path_plain(prog))
+		return 0;
+	/* The root is a tmpfs of mount points: a path that is under none of
+	 * them is nowhere in the box. /tmp and /dev/shm start empty: the
+	 * host's /tmp/x is not the box's. */
+	for (size_t i = 0; i < b->n_steps; i++)
+		if (b->steps[i].kind != BOX_TMPFS && box_path_under(prog, b->steps[i].path))
+			return 0;
+	/* It may be in DIR or a bind, under the name the box gives it. */
+	for (size_t i = 0; i < b->n_steps; i++) {
+		const struct box_step *s = &b->steps[i];
+		const char *tops[2] = {s->src, s->real};
+
+		for (size_t j = 0; s->kind == BOX_BIND && j < 2; j++) {
+			if (tops[j] && box_path_under(prog, tops[j]) && strlen(tops[j]) > best_len) {
+				best = s;
+				best_len = strlen(tops[j]);
+			}
+		}
+	}
+	if (best) {
+		snprintf(err, errlen,
+			 "program %s is not in the box by that name: the box has it at %s%s; give "
+			 "that path",
+			 prog, best->path, prog + best_len);
+		return -1;
+	}
+	name = strrchr(prog, '/') + 1;
+	snprintf(err, errlen,
+		 "program %s is not in the box, which has only /usr, the system directories, DIR "
+		 "at /box and the binds: bind it in with --ro-bind %s (or its directory), or copy "
+		 "it into DIR and give /box/%s",
+		 prog, prog, name);
+	return -1;
+}
+
 void box_free(struct box *b)
 {
 	for (size_t i = 0; i < b->n_steps; i++) {

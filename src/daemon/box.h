@@ -53,6 +53,11 @@ int box_prepare(struct box *b, const struct config *c, uid_t uid, gid_t gid, cha
 		size_t errlen);
 void box_free(struct box *b);
 
+/* Refuse a program given by an absolute path that is nowhere in the box
+ * (under no mount point of its root), naming where it is if DIR or a bind
+ * holds it under another name. Returns 0, or -1 with a one-line reason. */
+int box_check_program(const struct box *b, const char *prog, char *err, size_t errlen);
+
 /* Whether path lies in what the program can write: DIR, or a read-write
  * bind's source, at any depth (a FIFO the program left there must not
  * block the set-up). 0 without a box, or where path cannot be reached

@@ -283,8 +283,14 @@ static const char *config_set_text(struct config *c, const struct config_key *k,
 	case CONFIG_BINDS: {
 		struct config_list *l = config_lst(c, k);
 
+		const char *colon = strchr(value, ':');
+
 		if (value[0] != '/')
 			return "expected an absolute path SRC, or SRC:DST with DST absolute too";
+		/* The box would not bind it anywhere: say so now, not never. */
+		if (colon && colon[1] != '/')
+			return "the destination after ':' must be an absolute path inside the "
+			       "box, such as /data";
 		l->v = xreallocarray(l->v, l->n + 1, sizeof *l->v);
 		l->v[l->n++] = xstrdup(value);
 		return NULL;

@@ -136,10 +136,12 @@ static void options_usage(FILE *out)
 		"                       /etc, a minimal /dev, its own /proc, a private /tmp,\n"
 		"                       and DIR read-write at /box, its working directory;\n"
 		"                       no capability there, even as root; a session of its\n"
-		"                       own, no TIOCSTI nor key rings\n"
+		"                       own, no TIOCSTI nor key rings. The program is found\n"
+		"                       in the box: a host path outside it is refused\n"
 		"  --tmp-size SIZE      size of the box's /tmp and /dev/shm (64MiB)\n"
 		"  --ro-bind SRC[:DST]  more of the host in the box, read-only (repeatable);\n"
-		"                       DST below /box or a bind must exist already\n"
+		"                       both absolute; DST below /box or a bind must exist\n"
+		"                       already\n"
 		"  --bind SRC[:DST]     ... read-write (repeatable)\n"
 		"  --share-net          keep the host's network in the box\n"
 		"\n"
@@ -150,7 +152,8 @@ static void options_usage(FILE *out)
 		"SIZE: a number with B, K, M, G, T (binary), KiB..TiB or KB..TB, e.g. 256MiB.\n"
 		"Limits accept \"unlimited\"; 0 is refused where it would stop the program\n"
 		"at once. A bare size is bytes (isolate counts KiB): a memory, stack or\n"
-		"file size below 1MiB is a warning.\n"
+		"file size below 1MiB is a warning. An isolate option (-t, -m, --mem...)\n"
+		"is refused with proctord's spelling of it.\n"
 		"\n"
 		"Exit status: 0 once the terminating wait has been answered (--check: all\n"
 		"asked for can be honoured); 1 internal error; 2 usage or configuration\n"
@@ -197,6 +200,143 @@ static const struct option *options_table(void)
 	return long_options;
 }
 
+/* isolate's options, for those who come from it: the hint after the usual
+ * error says what proctord says instead. The value, where the user gave
+ * one, goes between says and after, with the unit isolate meant. */
+enum hint_value {
+	HINT_NONE,    /* no value, or none put in */
+	HINT_SECONDS, /* isolate's seconds: a bare number gets "s" */
+	HINT_KIB,     /* isolate's KiB: a bare number gets "KiB" */
+	HINT_SAME,    /* as it is */
+};
+
+static const struct isolate_hint {
+	char short_name;       /* 0: none */
+	const char *long_name; /* isolate's */
+	enum hint_value value;
+	/* After "proctord says" (unless it is "proctord has none"), then the
+	 * value or placeholder, then after. */
+	const char *says;
+	const char *placeholder;
+	const char *after;
+} isolate_hints[] = {
+	{'t', "time", HINT_SECONDS, "--cpu-time ", "DURATION", NULL},
+	{'w', "wall-time", HINT_SECONDS, "--wall-time ", "DURATION", NULL},
+	{'x', "extra-time", HINT_NONE, "proctord has none: a limit ends the program when it is reached",
+	 NULL, NULL},
+	{'m', "mem", HINT_KIB, "--address-space ", "SIZE",
+	 " (isolate counts KiB, a bare size here is bytes)"},
+	{'k', "stack", HINT_KIB, "--stack ", "SIZE", NULL},
+	{'f', "fsize", HINT_KIB, "--fsize ", "SIZE", NULL},
+	{'p', "processes", HINT_SAME, "--pids ", "N", NULL},
+	{'n', "open-files", HINT_SAME, "--nofile ", "N", NULL},
+	{'e', "full-env", HINT_NONE,
+	 "proctord has none: outside a box the program gets proctord's environment; in a "
+	 "box, --env NAME passes one variable on",
+	 NULL, NULL},
+	{'E', "env", HINT_SAME, "--env ", "NAME[=VALUE]", NULL},
+	{'d', "dir", HINT_NONE,
+	 "--ro-bind OUT:IN, or --bind OUT:IN for :rw (proctord's own --dir is its control "
+	 "directory)",
+	 NULL, NULL},
+	{'c', "chdir", HINT_SAME, "--chdir ", "DIR", NULL},
+	{'b', "box-id", HINT_NONE, "--box DIR: any directory of yours, at /box inside", NULL, NULL},
+	{0, "cg", HINT_NONE, "proctord has none: it uses cgroups by default (--cgroup auto)",
+	 NULL, NULL},
+	{0, "cg-mem", HINT_KIB, "--memory-max ", "SIZE", NULL},
+	{'i', "stdin", HINT_SAME, "--stdin ", "FILE", " (a path of the host)"},
+	{'o', "stdout", HINT_SAME, "--stdout ", "FILE", " (a path of the host)"},
+	{'r', "stderr", HINT_SAME, "--stderr ", "FILE", " (a path of the host)"},
+	{'M', "meta", HINT_SAME, "--report ", "FILE", " (JSON)"},
+	{0, "run", HINT_NONE, "proctord [options] -- PROGRAM [ARGS...]", NULL, NULL},
+	{0, "init", HINT_NONE, "proctord has none: --box DIR takes a directory you made", NULL,
+	 NULL},
+	{0, "cleanup", HINT_NONE,
+	 "proctord has none: nothing of a box outlives its program; DIR stays yours", NULL,
+	 NULL},
+	{0, NULL, HINT_NONE, NULL, NULL, NULL},
+};
+
+static void isolate_hint_print(const struct isolate_hint *h, const char *opt, size_t len,
+			       const char *value)
+{
+	char buf[64];
+	const char *v = h->placeholder;
+	char *end = NULL;
+
+	if (value && *value && *value != '-' && h->value != HINT_NONE) {
+		v = value;
+		/* A bare number: isolate's unit made explicit. */
+		if (h->value != HINT_SAME && (strtod(value, &end), end && !*end) &&
+		    strlen(value) < sizeof buf - 4) {
+			snprintf(buf, sizeof buf, "%s%s", value,
+				 h->value == HINT_SECONDS ? "s" : "KiB");
+			v = buf;
+		}
+	}
+	fprintf(stderr, "proctord: %.*s is isolate's ", (int)len, opt);
+	if (opt[1] == '-')
+		fprintf(stderr, "option");
+	else
+		fprintf(stderr, "--%s", h->long_name);
+	fprintf(stderr, "; %s", strncmp(h->says, "proctord has", 12) ? "proctord says " : "");
+	fprintf(stderr, "%s%s%s\n", h->says, v ? v : "", h->after ? h->after : "");
+}
+
+/* After the usual error for an unknown option: if it is isolate's, a line
+ * with proctord's spelling. Reads argv as getopt_long does, up to the first
+ * option it does not know. */
+static void options_isolate_hint(int argc, char **argv, const struct option *long_options)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (strcmp(a, "--") == 0 || a[0] != '-' || a[1] == '\0')
+			return;
+		if (a[1] == '-') {
+			const char *eq = strchr(a, '=');
+			size_t len = eq ? (size_t)(eq - a) : strlen(a);
+			const struct option *o;
+
+			for (o = long_options; o->name; o++)
+				if (strlen(o->name) == len - 2 &&
+				    strncmp(o->name, a + 2, len - 2) == 0)
+					break;
+			if (o->name) {
+				i += o->has_arg == required_argument && !eq;
+				continue;
+			}
+			for (const struct isolate_hint *h = isolate_hints; h->long_name; h++)
+				if (strlen(h->long_name) == len - 2 &&
+				    strncmp(h->long_name, a + 2, len - 2) == 0) {
+					/* isolate's --processes takes only "=N". */
+					isolate_hint_print(h, a, len,
+							   eq			  ? eq + 1
+							   : h->short_name == 'p' ? NULL
+										  : next);
+					return;
+				}
+			return;
+		}
+		for (const char *c = a + 1; *c; c++) {
+			if (*c == 'h' || *c == 'V')
+				continue;
+			for (const struct isolate_hint *h = isolate_hints; h->long_name; h++)
+				if (h->short_name == *c) {
+					char opt[3] = {'-', *c, '\0'};
+
+					isolate_hint_print(h, opt, 2,
+							   c[1]			  ? c + 1
+							   : h->short_name == 'p' ? NULL
+										  : next);
+					return;
+				}
+			return;
+		}
+	}
+}
+
 /* The configuration: the file's profile, then the options over it in the
  * order given (vals), validated. Exits on an error. */
 static void options_configure(struct options *o, const struct cmdline_value *vals, size_t nvals)
@@ -237,8 +377,10 @@ void options_parse(int argc, char **argv, struct options *o)
 	config_init(&o->cfg);
 	/* Exact names only: --daemon is not --daemonize. */
 	if (optexact_check(argc, argv, "hV", long_options, "proctord", "proctord --help", stderr) <
-	    0)
+	    0) {
+		options_isolate_hint(argc, argv, long_options);
 		exit(EXIT_USAGE);
+	}
 	/* "+": stop at the program, so its own options are left alone. */
 	while ((c = getopt_long(argc, argv, "+hV", long_options, NULL)) != -1) {
 		if (c >= OPT_KEY) {
@@ -278,6 +420,7 @@ void options_parse(int argc, char **argv, struct options *o)
 			printf("proctord %s\n", PROCTOR_VERSION);
 			exit(0);
 		default:
+			options_isolate_hint(argc, argv, long_options);
 			fprintf(stderr, "Try 'proctord --help'.\n");
 			exit(EXIT_USAGE);
 		}

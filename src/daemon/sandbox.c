@@ -226,6 +226,10 @@ static int step_box(struct sandbox *sb, char *err, size_t errlen)
 	if (box_prepare(&sb->box, &sb->o->cfg, iso->set_uid ? iso->uid : geteuid(),
 			iso->set_gid ? iso->gid : getegid(), err, errlen) < 0)
 		return EXIT_USAGE;
+	if (box_check_program(&sb->box, sb->o->argv[0], err, errlen) < 0) {
+		box_free(&sb->box);
+		return EXIT_USAGE;
+	}
 	iso->unshare_net |= sb->box.active && !sb->box.share_net;
 	iso->unshare_ipc |= sb->box.active;
 	/* The program's links in DIR are root's or ours: --report's and

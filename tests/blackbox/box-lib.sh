@@ -47,6 +47,8 @@ bx_new() {
 
 # bx_run OUT ARGS... -- PROGRAM...: proctord --box $BOX with ARGS, the
 # helpers at /progs, stdout to OUT; polls to the end. ANS_* hold the answer.
+# A box's program starts from an environment of its own: --env passes the
+# tag on, by which lib.sh's clean-up finds what a test leaves behind.
 run_n=0
 # Under valgrind, memcheck in the init's fork (the program, before its
 # execve) opens a log file of its own: its directory is bound into the box,
@@ -59,7 +61,7 @@ bx_run() {
 	ANS_STATUS="" ANS_HEAD="" ANS_RAW=""
 	RUN_DIR="$T/tmp/run.$((++run_n))"
 	pd_start --dir "$RUN_DIR" --box "$BOX" --ro-bind "$PROGS:/progs" "${VG_BIND[@]}" \
-		--stdout "$out" --stderr "$out.err" "$@" || return 1
+		--env PROCTOR_BB_TAG --stdout "$out" --stderr "$out.err" "$@" || return 1
 	pd_poll "$RUN_DIR" 5
 	wait0 "$RUN_DIR"
 }

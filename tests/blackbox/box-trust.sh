@@ -267,12 +267,17 @@ check "...and nothing was written where it points" test ! -e "$T/tmp/other/r.jso
 # --- the environment --------------------------------------------------------------
 
 bx_new
-SECRET_TOKEN=hunter2 bx_run "$T/tmp/o.env" --env LC_ALL=C -- sh -c 'env | sort | grep -v "^PWD=\|^SHLVL=\|^_="'
+SECRET_TOKEN=hunter2 bx_run "$T/tmp/o.env" --env LC_ALL=C -- sh -c 'env | sort | grep -v "^PWD=\|^SHLVL=\|^_=\|^PROCTOR_BB_TAG="'
 check_eq "[$who] a box's environment is its own: PATH, HOME=/box, LANG, TMPDIR, and --env" \
 	"HOME=/box;LANG=C.UTF-8;LC_ALL=C;PATH=/usr/local/bin:/usr/bin:/bin;TMPDIR=/tmp;" \
 	"$(tr '\n' ';' <"$T/tmp/o.env")"
 SECRET_TOKEN=hunter2 bx_run "$T/tmp/o.env2" --env SECRET_TOKEN -- sh -c 'echo "$SECRET_TOKEN"'
 check_eq "...and --env NAME passes the caller's NAME on" "hunter2" "$(cat "$T/tmp/o.env2")"
+if [ "$rootless" = 0 ]; then
+	out=$(SECRET_TOKEN=hunter2 OTHER=x timeout "$T_OP" "$PROCTOR" run --box "$BOX" \
+		--env SECRET_TOKEN --env PROCTOR_BB_TAG -- sh -c 'echo "$SECRET_TOKEN:$HOME:${OTHER-}"' 2>/dev/null)
+	check_eq "[$who] ...proctor run passes --env on to the box, and nothing else" "hunter2:/box:" "$out"
+fi
 
 # --- the init's command line -------------------------------------------------------
 

@@ -222,6 +222,28 @@ bad --box "$BOX" --bind "relative:/x"
 check_re "[$who] --bind of a relative path: exit 2" '^rc 2: .*absolute' "$BAD"
 bad --ro-bind /usr
 check_re "[$who] --ro-bind without --box: exit 2" '^rc 2: .*only in a box' "$BAD"
+# A program named by a host path that the box does not hold: refused before
+# the start, saying how to put it there (it was a "failed exec: No such file").
+badprog() {
+	"$PROCTORD" --end-fd 9 --dir "$T/tmp/bad" --box "$BOX" "$@" 9>/dev/null >/dev/null \
+		2>"$T/bad.err" </dev/null
+	BAD="rc $?: $(cat "$T/bad.err")"
+}
+cp /bin/true "$T/tmp/hosttrue"
+chmod 0755 "$T/tmp/hosttrue"
+badprog -- "$T/tmp/hosttrue"
+check_eq "[$who] a program outside the box: exit 2 before the start, saying how to put it in" \
+	"rc 2: proctord: program $T/tmp/hosttrue is not in the box, which has only /usr, the system directories, DIR at /box and the binds: bind it in with --ro-bind $T/tmp/hosttrue (or its directory), or copy it into DIR and give /box/hosttrue" \
+	"$BAD"
+cp /bin/true "$BOX/prog"
+badprog -- "$BOX/prog"
+check_eq "[$who] a program in DIR given by its host path: its path in the box named" \
+	"rc 2: proctord: program $BOX/prog is not in the box by that name: the box has it at /box/prog; give that path" \
+	"$BAD"
+bx_run "$T/tmp/o.bound" --ro-bind "$T/tmp/hosttrue" -- "$T/tmp/hosttrue"
+check_eq "[$who] ...bound in with --ro-bind, it runs" "exited 0" "$ANS_STATUS" || ans_diag
+bx_run "$T/tmp/o.inbox" -- /box/prog
+check_eq "[$who] ...and /box/prog runs" "exited 0" "$ANS_STATUS" || ans_diag
 # Another user plants a symbolic link in a sticky directory: it must not
 # redirect the bind (it could point at /etc, or at another submission's box).
 mkdir -m 1777 "$T/tmp/shared"

@@ -40,7 +40,7 @@ config_error() {
 	local desc=$1 text=$2 re=$3
 	shift 3
 	printf '%s' "$text" > "$T/bad.conf"
-	out=$("$PROCTORD" --config "$T/bad.conf" "$@" -- sh -c 'touch "$0"' "$T/ran" 2>&1)
+	out=$(timeout "$T_OP" "$PROCTORD" --config "$T/bad.conf" "$@" -- sh -c 'touch "$0"' "$T/ran" 2>&1)
 	rc=$?
 	check_eq "$desc: exit 2" 2 "$rc"
 	check_re "...with the message" "$re" "$out"
@@ -57,6 +57,10 @@ config_error "a missing profile" $'[c]\nnofile = 1\n' \
 	"^proctord: $T/bad.conf: no profile \\[rust\\] \\(profiles: c\\)\$" --profile rust
 config_error "memory_high above memory_max" $'memory_max = 1G\nmemory_high = 2G\n' \
 	"memory_high = 2GiB \\($T/bad.conf:2\\) is above memory_max = 1GiB \\($T/bad.conf:1\\)"
+mkdir -p "$T/cbox"
+config_error "a bind whose destination is not absolute" $'ro_bind = /usr/bin:ubin\n' \
+	"^proctord: $T/bad.conf:1: ro_bind = /usr/bin:ubin: the destination after ':' must be an absolute path inside the box, such as /data\$" \
+	--box "$T/cbox"
 out=$("$PROCTORD" --config "$T/missing.conf" -- true 2>&1)
 check_eq "a missing config file is a usage error" "2:proctord: $T/missing.conf: No such file or directory" "$?:$out"
 out=$("$PROCTORD" --profile c -- true 2>&1)

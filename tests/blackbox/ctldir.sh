@@ -76,7 +76,8 @@ fi
 # directory is bound in (as box-lib.sh does).
 VG_BIND=()
 vg_on && VG_BIND=(--bind "$T/vg")
-pd_start --box "$T/box" --bind "$T/src:/box/s" "${VG_BIND[@]}" --dir "$T/out/ctl" -- sleep 100
+pd_start --box "$T/box" --bind "$T/src:/box/s" "${VG_BIND[@]}" --env PROCTOR_BB_TAG \
+	--dir "$T/out/ctl" -- sleep 100
 check_eq "--dir outside the box and its binds: the box starts" 0 "$PD_RC"
 wait0 "$T/out/ctl"
 check_eq "...and answers" "killed terminate" "$ANS_HEAD" || ans_diag

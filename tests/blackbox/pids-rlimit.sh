@@ -57,7 +57,7 @@ run_nobody() {
 	local name=$1
 	shift
 	as_nobody "$PROCTORD" --daemonize --dir "$u/$name" --report "$u/$name.json" \
-		--stdout "$u/$name.out" "$@" >"$T/$name.pd" 2>"$T/$name.err" </dev/null ||
+		--env PROCTOR_BB_TAG --stdout "$u/$name.out" "$@" >"$T/$name.pd" 2>"$T/$name.err" </dev/null ||
 		diag "proctord: $(cat "$T/$name.err")"
 	pd_poll "$u/$name" 20 1000
 	wait0 "$u/$name"

@@ -164,7 +164,8 @@ get() { "$PROGS/jsonget" "$1" "$2" 2>/dev/null; }
 run_deleg() {
 	local name=$1
 	shift
-	in_deleg "$PROCTORD" --daemonize --dir "$u/$name" --report "$u/$name.json" "$@" \
+	in_deleg "$PROCTORD" --daemonize --dir "$u/$name" --report "$u/$name.json" \
+		--env PROCTOR_BB_TAG "$@" \
 		>"$T/$name.out" 2>"$T/$name.err" </dev/null || diag "proctord: $(cat "$T/$name.err")"
 	pd_poll "$u/$name" 20 1000
 	wait0 "$u/$name"

@@ -87,6 +87,7 @@ fail_at() {
 	lock="$T/lock.$n"
 	PD_ERR="$T/pd.fail.$n.err"
 	PROCTORD_FAIL_AT=$step "$PROCTORD" --report "$T/rep/report.json" --output-limit 1MiB \
+		--env PROCTOR_BB_TAG \
 		"${seccomp[@]}" "$@" -- "$PROGS/tree" "$lock" "$T/ready.$n" \
 		>"$T/pd.fail.$n.out" 2>"$PD_ERR" </dev/null &
 	pid=$!
