@@ -325,7 +325,12 @@ static int cg_create(struct cgroup *cg, struct cg_hier *h, char *why, size_t why
 		close(pfd);
 		return 0;
 	}
-	n_stale = cg_claim_stale(pfd, stale_fds, stale_names, CG_STALE_MAX);
+	/* Only where this proctord may remove what it finds: a proctord of
+	 * another user (nobody's, in root's cgroup) would warn of each one it
+	 * cannot remove, and its exclusive lock would stand in the way of one
+	 * that can. */
+	if (faccessat(pfd, ".", W_OK | X_OK, AT_EACCESS) == 0)
+		n_stale = cg_claim_stale(pfd, stale_fds, stale_names, CG_STALE_MAX);
 	for (int i = 0; i < 100; i++) {
 		if (i == 0)
 			snprintf(name, sizeof name, CG_PREFIX "%d", (int)getpid());

@@ -64,6 +64,34 @@ run_nobody() {
 	wait_for "$T_OP" gone "$u/$name/wait"
 }
 
+# A dead proctord's cgroups in a parent that nobody's proctord may not
+# write: it leaves them alone (it could not remove them, and would warn),
+# for a proctord that can. In cgroups of the script's own, so that no other
+# proctord meets them.
+(exit 0) &
+dead=$!
+wait "$dead"
+private_cgroups "stale.$$"
+planted=""
+for d in $PRIVATE; do
+	mkdir "$d/proctor-$dead" && planted="$planted $d/proctor-$dead"
+done
+if [ -n "$planted" ]; then
+	# shellcheck disable=SC2086 # word lists of paths without blanks
+	( enter_cgroups $PRIVATE && as_nobody timeout "$T_OP" "$PROCTORD" --daemonize \
+		--dir "$u/stale" --env PROCTOR_BB_TAG -- true ) >/dev/null 2>"$T/stale.err" </dev/null
+	check_eq "a dead proctord's cgroup where nobody may not remove it: proctord as nobody starts" \
+		0 "$?" || diag "$(cat "$T/stale.err")"
+	wait0 "$u/stale"
+	wait_for "$T_OP" gone "$u/stale/wait"
+	check_eq "...and neither warns of it nor touches it" "" "$(grep -F "proctor-$dead" "$T/stale.err")"
+	all_dirs() { local d; for d; do [ -d "$d" ] || return 1; done; }
+	# shellcheck disable=SC2086
+	check "...which stays for a proctord that may remove it" all_dirs $planted
+else
+	skip "a dead proctord's cgroup where nobody may not remove it" "no cgroup of this script's own"
+fi
+
 run_nobody pids --pids 16 -- "$PROGS/forkcap" 100
 check_eq "as nobody without a pids cgroup, --pids 16 stops the 16th process (15 forks)" \
 	"forked 15" "$(tail -n 1 "$u/pids.out")"
