@@ -7,11 +7,11 @@
 #   sh contrib/quickstart.sh demo
 #   sh contrib/quickstart.sh test
 #
-# test runs the plain suite, then the VM's; beside them, at nice 19, the
-# sanitizer suite (without its timing checks), the black-box tests that CI
-# runs with proctord under valgrind (meson test --setup valgrind;
-# --setup valgrindall has them all), the static analysers (tests/lint.sh)
-# and the fuzz targets for a bounded time. A test that fails is run once
+# test runs the plain suite, then the sanitizer suite (without its timing
+# checks); beside them, at nice 19, the black-box tests that CI runs with
+# proctord under valgrind (meson test --setup valgrind; --setup valgrindall
+# has them all), the static analysers (tests/lint.sh) and the fuzz targets
+# for a bounded time; then, alone, the cgroup v2 suites in a VM. A test that fails is run once
 # more, alone; the end of the output names every test that failed once.
 #
 # Missing build dependencies are installed with apt-get (Debian, Ubuntu).
@@ -253,12 +253,13 @@ do_test() {
     summary
     return
   fi
-  # Two lanes share the 2 CPUs. This one runs the suites that measure time:
-  # the plain suite, then the VM's. The background lane, at nice 19 so that
-  # it only takes what this one leaves, runs what measures no time: it
-  # builds build-asan and runs the suite there (its timing checks are
-  # skipped, and its scripts share the CPUs), the black-box tests under
-  # valgrind (timing checks skipped too), the static analysers and the
+  # Two lanes share the 2 CPUs. This one runs the plain suite, which
+  # measures time, then the sanitizer suite (its timing checks skipped, its
+  # scripts two at a time), then, alone once the other lane is done, the
+  # VM's, which measures time in an emulated machine. The background lane,
+  # at nice 19 so that it only takes what this one leaves, builds build-asan,
+  # then runs what measures no time: the black-box tests under valgrind
+  # (their timing checks are skipped there), the static analysers and the
   # fuzzers. The plain suite mostly waits on one test at a time, and the
   # lane takes the CPU it leaves idle.
   lane_dir=$TMPDIR/lane
@@ -271,8 +272,20 @@ do_test() {
   say "test suite (build/)"
   run_tests build
 
-  vm_test
+  say "test suite under AddressSanitizer and UBSan (build-asan/; no timing checks)"
+  sanitizer_options
+  # build-asan is the lane's first step.
+  while [ ! -f "$lane_dir/asan-built" ] && kill -0 "$lane_pid" 2>/dev/null; do
+    sleep 1
+  done
+  if [ "$(cat "$lane_dir/asan-built" 2>/dev/null)" = 0 ]; then
+    run_tests build-asan
+  else
+    echo "build-asan: the sanitizer build failed (its log follows the lane's steps below)"
+    failed=$((failed + 1))
+  fi
   join_lane
+  vm_test
   summary
 }
 
@@ -292,8 +305,8 @@ sanitizer_options() {
   export ASAN_OPTIONS UBSAN_OPTIONS
 }
 
-# background_lane: build-asan and its suite, then valgrind, lint and fuzz, all
-# at nice 19; the totals of its tests go to
+# background_lane: build-asan (its exit code to $lane_dir/asan-built), then
+# valgrind, lint and fuzz, all at nice 19; the totals of its tests go to
 # $lane_dir/totals as "PASSED FAILED SKIPPED".
 background_lane() {
   low="nice -n 19"
@@ -311,15 +324,7 @@ background_lane() {
   { setup_dir build-asan -Db_sanitize=address,undefined -Db_lundef=false &&
     $low meson compile -C build-asan; } || asan_rc=$?
   echo "build-asan: built in $(($(date +%s) - t0)) s (exit $asan_rc)"
-  say "test suite under AddressSanitizer and UBSan (build-asan/; no timing checks)"
-  t0=$(date +%s)
-  if [ "$asan_rc" -eq 0 ]; then
-    run_tests build-asan
-  else
-    echo "build-asan: the sanitizer build failed"
-    failed=$((failed + 1))
-  fi
-  echo "the sanitizer suite took $(($(date +%s) - t0)) s"
+  echo "$asan_rc" >"$lane_dir/asan-built"
   test_valgrind
   test_lint
   test_fuzz

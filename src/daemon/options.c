@@ -414,12 +414,16 @@ void options_parse(int argc, char **argv, struct options *o)
 			o->report_fd = optarg;
 			break;
 		case 'h':
+			free(vals);
 			options_usage(stdout);
 			exit(0);
 		case 'V':
+			free(vals);
 			printf("proctord %s\n", PROCTOR_VERSION);
 			exit(0);
 		default:
+			/* The options before it are parsed (LeakSanitizer: vals). */
+			free(vals);
 			options_isolate_hint(argc, argv, long_options);
 			fprintf(stderr, "Try 'proctord --help'.\n");
 			exit(EXIT_USAGE);

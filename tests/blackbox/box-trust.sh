@@ -275,8 +275,10 @@ SECRET_TOKEN=hunter2 bx_run "$T/tmp/o.env2" --env SECRET_TOKEN -- sh -c 'echo "$
 check_eq "...and --env NAME passes the caller's NAME on" "hunter2" "$(cat "$T/tmp/o.env2")"
 if [ "$rootless" = 0 ]; then
 	out=$(SECRET_TOKEN=hunter2 OTHER=x timeout "$T_OP" "$PROCTOR" run --box "$BOX" \
-		--env SECRET_TOKEN --env PROCTOR_BB_TAG -- sh -c 'echo "$SECRET_TOKEN:$HOME:${OTHER-}"' 2>/dev/null)
-	check_eq "[$who] ...proctor run passes --env on to the box, and nothing else" "hunter2:/box:" "$out"
+		--env SECRET_TOKEN --env PROCTOR_BB_TAG "${VG_BIND[@]}" \
+		-- sh -c 'echo "$SECRET_TOKEN:$HOME:${OTHER-}"' 2>"$T/run-env.err")
+	check_eq "[$who] ...proctor run passes --env on to the box, and nothing else" "hunter2:/box:" "$out" ||
+		diag "$(cat "$T/run-env.err")"
 fi
 
 # --- the init's command line -------------------------------------------------------
