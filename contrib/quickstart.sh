@@ -11,8 +11,9 @@
 # checks); beside them, at nice 19, the black-box tests that CI runs with
 # proctord under valgrind (meson test --setup valgrind; --setup valgrindall
 # has them all), the static analysers (tests/lint.sh) and the fuzz targets
-# for a bounded time; then, alone, the cgroup v2 suites in a VM. A test that fails is run once
-# more, alone; the end of the output names every test that failed once.
+# for a bounded time; then, alone, the cgroup v2 suites in a VM. A test
+# that fails is run once more, alone; the end of the output names every test
+# that failed once.
 #
 # Missing build dependencies are installed with apt-get (Debian, Ubuntu).
 # shellcheck disable=SC2016 # single-quoted $ is shown or run by a child sh
