@@ -26,7 +26,8 @@ rounds=20
 pids=()
 for c in $(seq 16); do
 	(for i in $(seq "$rounds"); do
-		timeout "$T_OP" "$PROCTOR" wait "$sb" | sed -n 3p | grep -qx running || exit 1
+		out=$(timeout "$T_OP" "$PROCTOR" wait "$sb") || exit 1
+		[[ $out =~ ^[0-9]+$'\n'[0-9]+$'\n'running$ ]] || exit 1
 	done) &
 	pids+=($!)
 done

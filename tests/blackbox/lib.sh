@@ -327,25 +327,32 @@ gone() { [ ! -e "$1" ] && [ ! -L "$1" ]; }
 # or by its process title "proctord: DIR: ..." once the program has started).
 # Under valgrind the process is valgrind's tool, with proctord in its cmdline.
 pd_pid() {
-	local p exe title
+	local p a args
+	# Builtins only: this walks every process, often in a wait_for loop.
 	for p in /proc/[0-9]*; do
-		exe=$(readlink "$p/exe" 2>/dev/null) || continue
+		if ! vg_on; then
+			[[ $p/exe -ef $PROCTORD ]] || continue
+		fi
+		# The process may be gone by now (the redirection fails).
+		mapfile -d '' args 2>/dev/null <"$p/cmdline" || continue
+		[ "${#args[@]}" -gt 0 ] || continue
 		if vg_on; then
-			tr '\0' '\n' <"$p/cmdline" 2>/dev/null | grep -qxF -e "$PROCTORD_REAL" || continue
-		else
-			[ "$exe" = "$PROCTORD" ] || continue
+			for a in "${args[@]}"; do
+				[ "$a" != "$PROCTORD_REAL" ] || break
+			done
+			[ "$a" = "$PROCTORD_REAL" ] || continue
 		fi
-		if tr '\0' '\n' <"$p/cmdline" 2>/dev/null | grep -qxF -e "$1" -e "--dir=$1"; then
+		# Its process title once the program has started, else its --dir.
+		if [ "${args[0]#"proctord: $1: "}" != "${args[0]}" ]; then
 			echo "${p#/proc/}"
 			return 0
 		fi
-		# The process may be gone by now (the read's redirection fails).
-		title=''
-		IFS= read -r -d '' title 2>/dev/null <"$p/cmdline"
-		if [ "${title#"proctord: $1: "}" != "$title" ]; then
-			echo "${p#/proc/}"
-			return 0
-		fi
+		for a in "${args[@]}"; do
+			if [ "$a" = "$1" ] || [ "$a" = "--dir=$1" ]; then
+				echo "${p#/proc/}"
+				return 0
+			fi
+		done
 	done
 	return 1
 }
@@ -505,17 +512,45 @@ vg_check() {
 }
 
 # --- cgroups of the script's own -------------------------------------------------
+# cg_mounts_read: the cgroup mounts of this shell's mount namespace, read
+# once (cg_dirs runs in loops, and a fork per line cost teardown.sh most of
+# its CPU): CG_V2_MNT, the first cgroup2 mount point, and for each cgroup
+# (v1) mount its super options as ",opt,...," and its mount point.
+cg_mounts_read() {
+	local line i f
+	CG_V2_MNT='' CG_V1_OPTS=() CG_V1_MNT=() CG_MOUNTS_READ=1
+	while IFS= read -r line; do
+		read -ra f <<<"$line"
+		for ((i = 6; i < ${#f[@]} - 1; i++)); do
+			[ "${f[i]}" = - ] || continue
+			case ${f[i + 1]} in
+			cgroup2) [ -n "$CG_V2_MNT" ] || CG_V2_MNT=${f[4]} ;;
+			cgroup) CG_V1_OPTS+=(",${f[i + 3]},") CG_V1_MNT+=("${f[4]}") ;;
+			esac
+			break
+		done
+	done </proc/self/mountinfo
+}
+cg_mounts_read
+
 # cg_dirs PID: the directory of each cgroup of PID that proctord may use
 # (v2, and the v1 hierarchies of memory, pids, cpu, cpuacct, freezer).
 # A second argument, a regular expression, narrows the v1 controllers.
 cg_dirs() {
-	local id ctrls rel m re=${2:-memory|pids|cpu|cpuacct|freezer}
+	local id ctrls rel m j re=${2:-memory|pids|cpu|cpuacct|freezer}
+	[ -n "${CG_MOUNTS_READ:-}" ] || cg_mounts_read
 	while IFS=: read -r id ctrls rel; do
+		m=
 		if [ "$id" = 0 ]; then
-			m=$(awk '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") print $5; break } }' /proc/self/mountinfo | head -n 1)
+			m=$CG_V2_MNT
 		else
 			[[ ,$ctrls, =~ ,($re), ]] || continue
-			m=$(awk -v c="$ctrls" '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup" && ("," $(i + 3) ",") ~ ("," c ",")) print $5; break } }' /proc/self/mountinfo | head -n 1)
+			for j in "${!CG_V1_MNT[@]}"; do
+				if [[ ${CG_V1_OPTS[j]} == *",$ctrls,"* ]]; then
+					m=${CG_V1_MNT[j]}
+					break
+				fi
+			done
 		fi
 		[ -n "$m" ] && [ -d "$m$rel" ] && echo "${m}${rel%/}"
 	done <"/proc/$1/cgroup"

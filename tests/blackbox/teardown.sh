@@ -21,10 +21,13 @@ chmod 0755 "$T"
 
 # cg_left PID: the cgroups proctord PID made (named after it) in each
 # hierarchy of this script, where the proctord started by it makes them.
+# Globs and builtins, no ls: this runs three times a case.
 cg_left() {
-	local d
+	local d c
 	for d in $(cg_dirs $$ 'memory|pids|cpu|cpuacct|freezer|cpuset'); do
-		ls -d "$d/proctor-$1" "$d/proctor-$1".* 2>/dev/null
+		for c in "$d/proctor-$1" "$d/proctor-$1".*; do
+			[ ! -e "$c" ] || echo "$c"
+		done
 	done
 }
 # mounts_left: mounts of the host that name this script's directory (the
@@ -65,9 +68,12 @@ clear_left() {
 # private_left: any proctord's cgroups in this script's private parents
 # (lib.sh: bb.PID, where only its own proctords run).
 private_left() {
-	local d
+	local d c
 	for d in $(cg_dirs $$ 'memory|pids|freezer'); do
-		[ "$d" = "${d%/bb."$$"}" ] || ls -d "$d"/proctor-* 2>/dev/null
+		[ "$d" != "${d%/bb."$$"}" ] || continue
+		for c in "$d"/proctor-*; do
+			[ ! -e "$c" ] || echo "$c"
+		done
 	done
 }
 
