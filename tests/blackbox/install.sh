@@ -86,8 +86,10 @@ if [ -z "$sites" ]; then
 	skip "the Python client is in a site directory of $py" \
 		"$py has no site directory under $prefix/lib: PYTHONPATH=$pydir finds it"
 else
-	check "the Python client is in a site directory of $py, which imports it without PYTHONPATH" \
-		grep -qxF -e "$pydir" <<<"$sites" || diag "installed in $pydir; $py's site directories under $prefix/lib: $sites"
+	# sys.path, not the site directories again: what `import` searches.
+	check "the Python client is in a directory on $py's sys.path, which imports it without PYTHONPATH" \
+		env -u PYTHONPATH "$py" -c 'import sys; sys.exit(sys.argv[1].rstrip("/") not in sys.path)' "$pydir" ||
+		diag "installed in $pydir; $py's site directories under $prefix/lib: $sites"
 fi
 
 # --- pip install contrib/python --------------------------------------------------
