@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
-# Build proctor from a fresh checkout and either show the protocol on real
-# programs (demo) or run the whole test suite, plain, sanitized and on pure
-# cgroup v2 in a VM (test).
+# Build proctor from a fresh checkout, install it (as root: meson install),
+# and either show the protocol on real programs (demo) or run the whole test
+# suite, plain, sanitized and on pure cgroup v2 in a VM (test).
 #
 #   sh contrib/quickstart.sh demo
 #   sh contrib/quickstart.sh test
@@ -125,6 +125,32 @@ setup_dir() {
 build() {
   say "configuring and building in build/"
   setup_dir build && meson compile -C build
+}
+
+# install_build: as root, meson install: proctor, proctord, the man pages and
+# the Python client, usable from any directory (the README's Quick start).
+# Not root: how to.
+install_build() {
+  if [ "$(id -u)" -ne 0 ]; then
+    say "not installed (not root): sudo meson install -C build, or see the README's Quick start"
+    return 0
+  fi
+  say "installing (meson install -C build)"
+  meson install -C build --no-rebuild || return 1
+  # From elsewhere, as a user would: the PATH's proctor, and python3's.
+  (
+    cd /
+    for c in proctor proctord; do
+      if command -v "$c" >/dev/null 2>&1; then
+        echo "$(command -v "$c"): $("$c" --version)"
+      else
+        echo "quickstart: $c is installed but not on the PATH ($PATH)"
+      fi
+    done
+    pydir=$(sed -n 's|/proctor\.py$||p' "$top/build/meson-logs/install-log.txt")
+    python3 -c 'import proctor; print("python3: import proctor:", proctor.__file__)' 2>/dev/null ||
+      echo "quickstart: $(command -v python3) does not look in $pydir: PYTHONPATH=$pydir"
+  )
 }
 
 # ---------------------------------------------------------------------------
@@ -253,6 +279,10 @@ do_test() {
     failed=1
     summary
     return
+  fi
+  if ! install_build; then
+    echo "install: meson install -C build failed"
+    failed=$((failed + 1))
   fi
   # Two lanes share the 2 CPUs. This one runs the plain suite, which
   # measures time, then the sanitizer suite (its timing checks skipped, its
@@ -579,6 +609,7 @@ cleanup() {
 
 do_demo() {
   build || exit 1
+  install_build || exit 1
   trap cleanup EXIT
   trap 'exit 130' INT TERM
 
