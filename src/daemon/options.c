@@ -70,7 +70,10 @@ static void options_usage(FILE *out)
 		"                       close it, and end without a terminating wait\n"
 		"  --report-fd N        write the report to inherited descriptor N too,\n"
 		"                       whatever becomes of --report FILE\n"
-		"\n"
+		"\n");
+	/* A string a section: C99 compilers need take only 4095 characters
+	 * in one. */
+	fprintf(out,
 		"Limits (whole tree unless noted; default unlimited):\n"
 		"  --cpu-time DURATION  CPU time (user + system) of the whole tree\n"
 		"  --wall-time DURATION wall-clock time since start\n"
@@ -98,7 +101,6 @@ static void options_usage(FILE *out)
 		"                       cgroup, the cgroup limits above are a warning, or an\n"
 		"                       error with --strict\n"
 		"\n");
-	/* Two strings: C99 compilers need take only 4095 characters in one. */
 	fprintf(out,
 		"Program:\n"
 		"  --stdin FILE         standard input from FILE (a file or FIFO)\n"
@@ -111,7 +113,8 @@ static void options_usage(FILE *out)
 		"  --env NAME=VALUE     set a variable; --env NAME passes proctord's own\n"
 		"  --clear-env          start from an empty environment (default: proctord's;\n"
 		"                       in a box PATH, HOME=/box, LANG=C.UTF-8, TMPDIR=/tmp)\n"
-		"\n"
+		"\n");
+	fprintf(out,
 		"Isolation (off unless asked for):\n"
 		"  --user USER          run the program as USER (name or uid; root only),\n"
 		"                       with USER's group and no supplementary groups\n"
@@ -128,7 +131,8 @@ static void options_usage(FILE *out)
 		"                       NAME)\n"
 		"  --seccomp-errno      the same list, but a denied call fails with EPERM\n"
 		"                       and the program goes on (implies --seccomp)\n"
-		"\n"
+		"\n");
+	fprintf(out,
 		"Box (containment; as root, or rootless through a user namespace):\n"
 		"  --box DIR            run the program in its own root and mount, PID, IPC,\n"
 		"                       UTS and network namespaces: read-only /usr (and\n"
