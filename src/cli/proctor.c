@@ -23,6 +23,7 @@
 #include "proctor.h"
 #include "proto.h"
 #include "runjson.h"
+#include "util.h"
 #include "version.h"
 
 /* Exit codes of proctor run, after the shells' and timeout(1)'s. */
@@ -140,10 +141,16 @@ static json_t *json_str_or_null(const char *s)
 static json_t *status_json(const struct proctor_result *r)
 {
 	int reason = r->kind == PROCTOR_KILLED ? proto_kill_reason_parse(r->reason) : -1;
-	json_t *st = json_pack("{s:s, s:s, s:s}", "line", r->status, "head", r->head, "kind",
+	/* A line that is not UTF-8 (a program's path), as the report has it. */
+	char *line = utf8_escape(r->status), *head = utf8_escape(r->head),
+	     *text = utf8_escape(r->text);
+	json_t *st = json_pack("{s:s, s:s, s:s}", "line", line, "head", head, "kind",
 			       proctor_kind_name(r->kind));
 
-	json_object_set_new(st, "text", json_str_or_null(r->text));
+	json_object_set_new(st, "text", json_str_or_null(text));
+	free(line);
+	free(head);
+	free(text);
 	json_object_set_new(st, "exit_code",
 			    r->kind == PROCTOR_EXITED ? json_integer(r->exit_code) : json_null());
 	json_object_set_new(st, "signal",
@@ -160,7 +167,7 @@ static json_t *status_json(const struct proctor_result *r)
 	return st;
 }
 
-/* Returns 0, or -1 (said why) when the answer has no JSON form. */
+/* Returns 0, or -1 (said why) when its JSON could not be made. */
 static int print_result(const struct proctor_result *r, int json)
 {
 	json_t *o;
@@ -181,9 +188,7 @@ static int print_result(const struct proctor_result *r, int json)
 	s = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 	json_decref(o);
 	if (!s) {
-		/* JSON is UTF-8: a status line that is not (a program's path
-		 * in "failed exec: PATH: ...") has no JSON form. */
-		fprintf(stderr, "proctor: the answer is not UTF-8 text: no JSON for it\n");
+		fprintf(stderr, "proctor: cannot make the JSON of the answer: out of memory\n");
 		return -1;
 	}
 	puts(s);

@@ -109,6 +109,18 @@ check_eq "a program that cannot start: 127" 127 "$RUN_RC"
 check_eq "...a verdict that says so" "failed exec" "$(jsonget "$T/e4.json" status.head)"
 check_eq "...with the stage" exec "$(jsonget "$T/e4.json" status.stage)"
 
+# JSON is UTF-8; a program's path need not be.
+run --json "$T/nu.json" -- "$T/"$'\xff'
+check_eq "a program whose path is not UTF-8 and cannot start: 127, as any" 127 "$RUN_RC" || diag "$RUN_ERR"
+check_eq "...the verdict's line has the byte escaped" "failed exec: $T/\\xff: No such file or directory" \
+	"$(jsonget "$T/nu.json" status.line)"
+mkdir "$T/sb.nu"
+pd_start --dir "$T/sb.nu" -- "$T/"$'\xff'
+timeout "$T_OP" "$PROCTOR" wait --json "$T/sb.nu" >"$T/nu.wait.json"
+check_eq "...and proctor wait --json's answer too" "failed exec: $T/\\xff: No such file or directory" \
+	"$(jsonget "$T/nu.wait.json" status.line)"
+timeout "$T_OP" "$PROCTOR" stop "$T/sb.nu" >/dev/null
+
 # --- FILE is checked, and must still be FILE at the end -----------------------
 echo theirs >"$T/target"
 ln -s "$T/target" "$T/link.json"

@@ -209,6 +209,20 @@ static void report_is_a_versioned_document(void **state)
 	free(text);
 }
 
+/* JSON is UTF-8: a user name that is not keeps the report, escaped. */
+static void report_escapes_what_is_not_utf8(void **state)
+{
+	struct limits l;
+	char *text;
+
+	(void)state;
+	limits_init(&l);
+	text = json_for(&l, "caf\xc3\xa9\xff");
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\"user\": \"caf\xc3\xa9\\\\xff\""));
+	free(text);
+}
+
 /* status.limit names the limit a kill was for, and no other kill. */
 static void report_names_the_limit_hit(void **state)
 {
@@ -248,6 +262,7 @@ int main(void)
 		cmocka_unit_test(report_prints_unsigned_64_bit_figures_exactly),
 		cmocka_unit_test(report_is_a_versioned_document),
 		cmocka_unit_test(report_names_the_limit_hit),
+		cmocka_unit_test(report_escapes_what_is_not_utf8),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
