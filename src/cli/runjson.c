@@ -141,6 +141,7 @@ static int runjson_write(struct runjson *j, const char *text, char *err, size_t 
 			st.st_dev != j->dev || st.st_ino != j->ino)) {
 		snprintf(err, errlen, "--json %s: replaced while the program ran; no verdict there",
 			 j->path);
+		runjson_close(j); /* nor an error document */
 		return -1;
 	}
 	while (done < len) {
@@ -159,6 +160,7 @@ static int runjson_write(struct runjson *j, const char *text, char *err, size_t 
 			snprintf(err, errlen, "cannot write the verdict to %s: %s",
 				 j->path ? j->path : "--json-fd",
 				 n < 0 ? strerror(errno) : "nothing written");
+			runjson_close(j);
 			return -1;
 		}
 		done += (size_t)n;
