@@ -74,6 +74,7 @@ have_dep() {
 # bash-completion (tests/blackbox/completion.sh runs the completion under
 # it, and meson installs it where its pkg-config file says).
 test_deps="clang libclang-rt-14-dev valgrind cppcheck clang-tidy bash-completion"
+test_deps="$test_deps python3-jsonschema" # tests/validate-report.py: every JSON the tests read
 
 install_deps() {
   deps="build-essential meson ninja-build pkg-config libev-dev libbsd-dev libinih-dev libjansson-dev libseccomp-dev libcmocka-dev scdoc python3 util-linux procps"

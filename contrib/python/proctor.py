@@ -15,7 +15,7 @@ import time
 from typing import Optional
 
 __all__ = [
-    "Result", "wait", "stop", "parse",
+    "Result", "wait", "stop", "parse", "answer_json",
     "ProctorError", "NoSandbox", "DaemonGone", "Timeout", "NotExited", "MalformedAnswer",
     "ProctorOSError", "KINDS", "KILL_REASONS", "FAILURE_STAGES",
 ]
@@ -396,7 +396,7 @@ def _main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="proctor.py", description="Make one wait call on a proctord sandbox.")
     ap.add_argument("command", choices=("wait", "stop"), help='wait: send "1"; stop: send the terminating "0"')
     ap.add_argument("dir", help="the sandbox directory")
-    ap.add_argument("--json", action="store_true", help="print the parsed answer as JSON")
+    ap.add_argument("--json", action="store_true", help="print the answer as proctor wait --json does")
     ap.add_argument("--timeout", type=float, default=None, help="seconds (default 5 for wait, 10 for stop)")
     args = ap.parse_args(argv)
     error = None
@@ -415,11 +415,25 @@ def _main(argv=None) -> int:
     return 0
 
 
+def answer_json(r: Result) -> dict:
+    """The answer as proctor wait --json prints it: a document of type
+    "answer" of proto/report.schema.json (proctor-report(5))."""
+    reason = r.reason if r.kind == "killed" else None
+    return {
+        "version": 2, "type": "answer", "cpu_us": r.cpu_us, "memory_bytes": r.memory_bytes,
+        "status": {
+            "line": r.status, "head": r.head, "kind": r.kind, "text": r.text or None,
+            "exit_code": r.exit_code, "signal": r.signal if r.kind == "signaled" else None,
+            "reason": reason,
+            "limit": reason if reason in KILL_REASONS and reason not in ("terminate", "syscall") else None,
+            "stage": r.reason if r.kind == "failed" else None, "syscall": r.syscall or None,
+        },
+    }
+
+
 def _print(r: Result, as_json: bool) -> None:
     if as_json:
-        d = dataclasses.asdict(r)
-        d["final"] = r.final
-        print(json.dumps(d))
+        print(json.dumps(answer_json(r), sort_keys=True, separators=(",", ":")))
     else:
         # The status line goes out as the exact bytes the server sent.
         out = sys.stdout.buffer

@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,8 @@
 #include "optexact.h"
 #include "proctor.h"
 #include "proto.h"
+#include "runjson.h"
+#include "util.h"
 #include "version.h"
 
 /* Exit codes of proctor run, after the shells' and timeout(1)'s. */
@@ -47,19 +50,23 @@ static const struct command_help {
 	const char *name, *synopsis, *text;
 } command_help[] = {
 	{"wait", "proctor wait [--json] [--timeout SECONDS] DIR",
-	 "one wait call (\"1\"): print CPU µs, resident bytes and the status\n"},
+	 "one wait call (\"1\"): print CPU µs, resident bytes and the status\n"
+	 "(with --json, one JSON document: proctor-report(5))\n"},
 	{"stop", "proctor stop [--json] [--timeout SECONDS] DIR",
 	 "the terminating wait (\"0\"): print the final figures; proctord exits\n"},
 	{"watch", "proctor watch [--interval SECONDS] DIR",
 	 "a live view of CPU, CPU % of one core, memory and status, until the\n"
 	 "program ends (the sandbox is left running)\n"},
-	{"run", "proctor run [--json] [proctord options] -- program [args...]",
+	{"run", "proctor run [--json FILE] [--json-fd N] [proctord options] -- program [args...]",
 	 "run one program to its end under proctord, with stdio passed through;\n"
-	 "print the verdict on stderr (a line, or with --json one JSON object)\n"
+	 "print the verdict on stderr (one line), or with --json FILE or\n"
+	 "--json-fd N a JSON document there instead (proctor-report(5); stderr\n"
+	 "stays the program's), also when there is no verdict (an error document)\n"
 	 "and exit with: the program's exit code; 128+N for signal N; 124\n"
 	 "wall-time; 152 cpu-time; 153 file-size or output; 159 syscall; 137\n"
 	 "other kills; 127 failed start; 125 when proctor or proctord could not\n"
-	 "run it (a usage error included). --json may stand anywhere before --.\n"
+	 "run it (a usage error included). --json and --json-fd may stand\n"
+	 "anywhere before --, and always take a value (--json-fd 2: stderr).\n"
 	 "At a terminal, the program gets the terminal's foreground while it runs.\n"},
 };
 
@@ -123,37 +130,70 @@ static int getopt_error(const char *cmd, int c, char **argv)
 	return usage_error(cmd, 2, "%s: unknown option or a value it does not take", a);
 }
 
-static void print_result(const struct proctor_result *r, int json)
+static json_t *json_str_or_null(const char *s)
 {
+	return s && *s ? json_string(s) : json_null();
+}
+
+/* An answer's status line as proto/report.schema.json's status object, as
+ * proctord's report has it (its "signal" of a kill aside, which an answer
+ * does not carry). */
+static json_t *status_json(const struct proctor_result *r)
+{
+	int reason = r->kind == PROCTOR_KILLED ? proto_kill_reason_parse(r->reason) : -1;
+	/* A line that is not UTF-8 (a program's path), as the report has it. */
+	char *line = utf8_escape(r->status), *head = utf8_escape(r->head),
+	     *text = utf8_escape(r->text);
+	json_t *st = json_pack("{s:s, s:s, s:s}", "line", line, "head", head, "kind",
+			       proctor_kind_name(r->kind));
+
+	json_object_set_new(st, "text", json_str_or_null(text));
+	free(line);
+	free(head);
+	free(text);
+	json_object_set_new(st, "exit_code",
+			    r->kind == PROCTOR_EXITED ? json_integer(r->exit_code) : json_null());
+	json_object_set_new(st, "signal",
+			    r->kind == PROCTOR_SIGNALED ? json_string(r->signal) : json_null());
+	json_object_set_new(st, "reason",
+			    r->kind == PROCTOR_KILLED ? json_string(r->reason) : json_null());
+	json_object_set_new(st, "limit",
+			    reason >= 0 && proto_kill_reason_is_limit((enum kill_reason)reason)
+				    ? json_string(r->reason)
+				    : json_null());
+	json_object_set_new(st, "stage",
+			    r->kind == PROCTOR_FAILED ? json_string(r->reason) : json_null());
+	json_object_set_new(st, "syscall", json_str_or_null(r->syscall));
+	return st;
+}
+
+/* Returns 0, or -1 (said why) when its JSON could not be made. */
+static int print_result(const struct proctor_result *r, int json)
+{
+	json_t *o;
+	char *s;
+
 	if (!json) {
 		printf("%llu\n%llu\n%s\n", (unsigned long long)r->cpu_us,
 		       (unsigned long long)r->memory_bytes, r->status);
-		return;
+		return 0;
 	}
-	{
-		json_t *o = json_pack("{s:I, s:I, s:s, s:s, s:s, s:s}", "cpu_us",
-				      (json_int_t)r->cpu_us, "memory_bytes",
-				      (json_int_t)r->memory_bytes, "kind",
-				      proctor_kind_name(r->kind), "head", r->head, "text", r->text,
-				      "status", r->status);
-		char *s;
-
-		json_object_set_new(o, "exit_code",
-				    r->kind == PROCTOR_EXITED ? json_integer(r->exit_code)
-							      : json_null());
-		json_object_set_new(o, "signal",
-				    r->kind == PROCTOR_SIGNALED ? json_string(r->signal) : json_null());
-		json_object_set_new(o, "reason",
-				    r->kind == PROCTOR_KILLED || r->kind == PROCTOR_FAILED
-					    ? json_string(r->reason)
-					    : json_null());
-		json_object_set_new(o, "syscall",
-				    r->syscall[0] ? json_string(r->syscall) : json_null());
-		s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
-		puts(s);
-		free(s);
-		json_decref(o);
+	/* jansson's integers are signed: a figure above INT64_MAX (292 000
+	 * years of CPU, 8 EiB resident) would be printed as INT64_MAX. */
+	o = json_pack("{s:i, s:s, s:I, s:I, s:o}", "version", PROTO_JSON_VERSION, "type", "answer",
+		      "cpu_us", (json_int_t)(r->cpu_us > INT64_MAX ? INT64_MAX : r->cpu_us),
+		      "memory_bytes",
+		      (json_int_t)(r->memory_bytes > INT64_MAX ? INT64_MAX : r->memory_bytes),
+		      "status", status_json(r));
+	s = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(o);
+	if (!s) {
+		fprintf(stderr, "proctor: cannot make the JSON of the answer: out of memory\n");
+		return -1;
 	}
+	puts(s);
+	free(s);
+	return 0;
 }
 
 static int parse_seconds(const char *s, double *out)
@@ -221,8 +261,7 @@ static int cmd_wait(int argc, char **argv, int terminate)
 		fprintf(stderr, "proctor: %s: %s\n", argv[optind], proctor_strerror(rc));
 		return 1;
 	}
-	print_result(&r, json);
-	return 0;
+	return print_result(&r, json) < 0 ? 1 : 0;
 }
 
 static uint64_t mono_us(void)
@@ -374,7 +413,7 @@ struct run {
 	char priv[4096], box[4096 + 8], report[4096 + 16];
 	const char *user_report; /* --report FILE given: read that one */
 	int report_fd;		  /* the memfd proctord writes the report into; -1 */
-	int json;
+	struct runjson json;	  /* --json FILE, --json-fd N */
 	int tty;		  /* stdin is our terminal and we hold its foreground */
 	pid_t pid;		  /* proctord */
 	int status;		  /* proctord's wait status, once reaped */
@@ -435,12 +474,35 @@ static const char *run_proctord_path(char *buf, size_t len)
 	return "proctord";
 }
 
-/* The options before "--": --json and --help are run's, --dir and
- * --daemonize refused (run owns the directory and the foreground), the rest
- * proctord's. Returns -1 to go on, else the exit status; *first is the
- * index of "--" (or of the program when no option is given). */
+/* A usage error of run's, or a run that could not start: on stderr, and
+ * as an error document where --json asked for the verdict. Returns the
+ * exit status. */
+static int __attribute__((format(printf, 3, 4)))
+run_error(struct run *run, const char *stage, const char *fmt, ...)
+{
+	char msg[4200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (strcmp(stage, "usage") == 0)
+		usage_error("run", RUN_INTERNAL, "%s", msg);
+	else
+		fprintf(stderr, "proctor: run: %s\n", msg);
+	runjson_error(&run->json, stage, msg, RUN_INTERNAL,
+		      run_signal ? sigabbrev_np(run_signal) : NULL);
+	return RUN_INTERNAL;
+}
+
+/* The options before "--": --json FILE, --json-fd N and --help are run's,
+ * --dir and --daemonize refused (run owns the directory and the
+ * foreground), the rest proctord's. Returns -1 to go on, else the exit
+ * status; *first is the index of "--" (or of the program when no option
+ * is given). */
 static int run_options(int argc, char **argv, struct run *run, int *first)
 {
+	char err[4200];
 	int dd = 1;
 
 	while (dd < argc && strcmp(argv[dd], "--") != 0)
@@ -455,22 +517,25 @@ static int run_options(int argc, char **argv, struct run *run, int *first)
 			return 0;
 		}
 	}
+	/* First where the verdict goes, so that it says what else is wrong. */
+	if (runjson_open(&run->json, argv, dd, err, sizeof err) < 0)
+		return usage_error("run", RUN_INTERNAL, "%s", err);
 	if (argc == 1 || dd >= argc - 1)
-		return usage_error("run", RUN_INTERNAL,
-				   dd == argc && argc > 1 ? "no '--' before the program"
-							  : "no program given");
+		return run_error(run, "usage",
+				 dd == argc && argc > 1 ? "no '--' before the program"
+							: "no program given");
 	for (int i = 1; i < dd; i++) {
 		const char *a = argv[i];
 		size_t len = strcspn(a, "=");
+		int words = runjson_words(dd, argv, i);
 
-		if (strcmp(a, "--json") == 0) {
-			run->json = 1;
+		if (words) {
+			i += words - 1;
 		} else if ((len == 5 && strncmp(a, "--dir", 5) == 0) ||
 			   (len == 11 && strncmp(a, "--daemonize", 11) == 0) ||
 			   (len == 8 && strncmp(a, "--end-fd", 8) == 0) ||
 			   (len == 11 && strncmp(a, "--report-fd", 11) == 0)) {
-			return usage_error("run", RUN_INTERNAL, "%.*s cannot be used with run",
-					   (int)len, a);
+			return run_error(run, "usage", "%.*s cannot be used with run", (int)len, a);
 		} else if (len == 8 && strncmp(a, "--report", 8) == 0) {
 			run->user_report = a[8] == '=' ? a + 9 : i + 1 < dd ? argv[++i] : NULL;
 		}
@@ -497,12 +562,10 @@ static int run_priv_make(struct run *run)
 	}
 	if ((size_t)snprintf(run->priv, sizeof run->priv, "%s/proctor-run.XXXXXX", tmp) >=
 	    sizeof run->priv - 32) {
-		fprintf(stderr, "proctor: run: TMPDIR is too long\n");
-		return -1;
+		return run_error(run, "start", "TMPDIR is too long"), -1;
 	}
 	if (!mkdtemp(run->priv)) {
-		fprintf(stderr, "proctor: run: cannot make %s: %s\n", run->priv, strerror(errno));
-		return -1;
+		return run_error(run, "start", "cannot make %s: %s", run->priv, strerror(errno)), -1;
 	}
 	snprintf(run->box, sizeof run->box, "%s/box", run->priv);
 	/* Ours even beside a --report FILE, which the program may spoil (a
@@ -535,9 +598,14 @@ static void run_args(const struct run *run, char **args, int argc, char **argv, 
 		args[n++] = "--tty-foreground";
 	args[n++] = "--end-fd";
 	args[n++] = (char *)end_arg;
-	for (int i = 1; i < argc; i++)
-		if (i >= first || strcmp(argv[i], "--json") != 0)
+	for (int i = 1; i < argc; i++) {
+		int words = i < first ? runjson_words(first, argv, i) : 0;
+
+		if (words)
+			i += words - 1;
+		else
 			args[n++] = argv[i];
+	}
 	args[n] = NULL;
 }
 
@@ -554,7 +622,7 @@ static int run_start(struct run *run, int argc, char **argv, int first)
 		return -1;
 	args = calloc((size_t)argc + 10, sizeof *args);
 	if (!args || pipe2(end, O_CLOEXEC) < 0) {
-		perror("proctor: run");
+		run_error(run, "start", "%s", strerror(errno));
 		free(args);
 		rmdir(run->priv);
 		return -1;
@@ -564,7 +632,7 @@ static int run_start(struct run *run, int argc, char **argv, int first)
 	run_signals();
 	run->pid = fork();
 	if (run->pid < 0) {
-		perror("proctor: run: fork");
+		run_error(run, "start", "fork: %s", strerror(errno));
 		free(args);
 		close(end[0]);
 		close(end[1]);
@@ -660,41 +728,51 @@ struct run_verdict {
 	struct proctor_result r;
 	json_int_t user_us, sys_us, wall_us, peak; /* -1: no report */
 	int interrupted;
+	char *report; /* the report's text (malloc'd) */
 };
 
+/* A figure of the report, read as a double (JSON_DECODE_INT_AS_REAL: a
+ * limit above INT64_MAX is no error); -1 if missing. */
 static json_int_t run_report_int(json_t *o, const char *key)
 {
 	json_t *v = json_object_get(o, key);
+	double d = json_is_number(v) ? json_number_value(v) : -1;
 
-	return json_is_integer(v) ? json_integer_value(v) : -1;
+	return d < 0 ? -1 : d >= 9.2e18 ? INT64_MAX : (json_int_t)d;
 }
 
-/* The report in our memfd, in one read (jansson's json_loadfd reads a
- * byte at a time); NULL if there is none. */
-static json_t *run_load_memfd(int fd)
+/* The report's text, in one read (jansson's json_loadfd reads a byte at a
+ * time): our memfd (fd >= 0), else the file at path. NULL if none. */
+static char *run_load_report(int fd, const char *path, size_t *len)
 {
 	struct stat st;
-	json_t *root = NULL;
-	char *buf;
-	ssize_t n;
+	char *buf = NULL;
+	ssize_t n = -1;
+	int own = fd < 0;
 
-	if (fstat(fd, &st) < 0 || st.st_size <= 0 || st.st_size > (1 << 20))
+	if (own)
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    st.st_size <= (1 << 20) && (buf = malloc((size_t)st.st_size + 1)))
+		n = pread(fd, buf, (size_t)st.st_size, 0);
+	if (own && fd >= 0)
+		close(fd);
+	if (n <= 0) {
+		free(buf);
 		return NULL;
-	buf = malloc((size_t)st.st_size);
-	if (!buf)
-		return NULL;
-	n = pread(fd, buf, (size_t)st.st_size, 0);
-	if (n > 0)
-		root = json_loadb(buf, (size_t)n, 0, NULL);
-	free(buf);
-	return root;
+	}
+	buf[n] = '\0';
+	*len = (size_t)n;
+	return buf;
 }
 
 /* Read the report proctord wrote at the end: our memfd (fd >= 0), else the
- * file at path. Returns 0 or -1. */
+ * file at path; v->report keeps its text. Returns 0 or -1. */
 static int run_read_report(int fd, const char *path, struct run_verdict *v)
 {
-	json_t *root = fd < 0 ? json_load_file(path, 0, NULL) : run_load_memfd(fd);
+	size_t len = 0;
+	char *text = run_load_report(fd, path, &len);
+	json_t *root = text ? json_loadb(text, len, JSON_DECODE_INT_AS_REAL, NULL) : NULL;
 	json_t *line = json_object_get(json_object_get(root, "status"), "line");
 	char answer[1100];
 	int n, rc = -1;
@@ -712,10 +790,13 @@ static int run_read_report(int fd, const char *path, struct run_verdict *v)
 			v->wall_us = run_report_int(root, "wall_us");
 			v->peak = run_report_int(root, "peak_memory_bytes");
 			v->interrupted = json_is_true(json_object_get(root, "interrupted"));
+			v->report = text;
+			text = NULL;
 			rc = 0;
 		}
 	}
 	json_decref(root);
+	free(text);
 	return rc;
 }
 
@@ -735,70 +816,39 @@ static int run_verdict(struct run *run, struct run_verdict *v)
 	    run_read_report(-1, report, v) == 0)
 		return 0;
 	if (WIFSIGNALED(st))
-		fprintf(stderr, "proctor: run: proctord was killed by SIG%s before the verdict\n",
-			sigabbrev_np(WTERMSIG(st)) ? sigabbrev_np(WTERMSIG(st)) : "?");
+		run_error(run, "proctord", "proctord was killed by SIG%s before the verdict",
+			  sigabbrev_np(WTERMSIG(st)) ? sigabbrev_np(WTERMSIG(st)) : "?");
 	else
-		fprintf(stderr, "proctor: run: proctord exited %d before the verdict\n",
-			WEXITSTATUS(st));
+		run_error(run, "proctord", "proctord exited %d before the verdict",
+			  WEXITSTATUS(st));
 	return -1;
 }
 
-static json_t *run_json_int(json_int_t v)
-{
-	return v < 0 ? json_null() : json_integer(v);
-}
-
-static void run_print(const struct run *run, const struct run_verdict *v, int code)
+/* The verdict: a line on stderr, or with --json the report made a
+ * verdict document. Returns the exit status. */
+static int run_print(struct run *run, const struct run_verdict *v, int code)
 {
 	const struct proctor_result *r = &v->r;
-	const char *limit = NULL;
-	json_t *o;
-	char *s;
+	char err[4200];
 
-	if (!run->json) {
-		fprintf(stderr, "proctor: %s; cpu %.3f s", r->status, (double)r->cpu_us / 1e6);
-		if (v->wall_us >= 0)
-			fprintf(stderr, ", wall %.3f s", (double)v->wall_us / 1e6);
-		if (v->peak >= 0)
-			fprintf(stderr, ", peak %.1f MiB", (double)v->peak / (1024.0 * 1024.0));
-		if (run_signal)
-			fprintf(stderr, "; interrupted by SIG%s", sigabbrev_np(run_signal));
-		else if (v->interrupted)
-			fprintf(stderr, "; interrupted");
-		fprintf(stderr, "\n");
-		return;
+	if (run->json.fd >= 0) {
+		if (runjson_verdict(&run->json, v->report, code,
+				    run_signal ? sigabbrev_np(run_signal) : NULL, err,
+				    sizeof err) == 0)
+			return code;
+		return run_error(run, "proctord", "%s", err);
 	}
-	/* The reasons that name a limit (not terminate, syscall). */
-	if (r->kind == PROCTOR_KILLED) {
-		int reason = proto_kill_reason_parse(r->reason);
-
-		if (reason == KILL_CPU_TIME || reason == KILL_WALL_TIME || reason == KILL_MEMORY ||
-		    reason == KILL_OUTPUT || reason == KILL_FILE_SIZE)
-			limit = proto_kill_reason_name((enum kill_reason)reason);
-	}
-	o = json_pack("{s:s, s:s, s:s, s:s, s:I, s:i}", "status", r->status, "head", r->head,
-		      "kind", proctor_kind_name(r->kind), "text", r->text, "cpu_us",
-		      (json_int_t)r->cpu_us, "exit", code);
-	json_object_set_new(o, "exit_code",
-			    r->kind == PROCTOR_EXITED ? json_integer(r->exit_code) : json_null());
-	json_object_set_new(o, "signal",
-			    r->kind == PROCTOR_SIGNALED ? json_string(r->signal) : json_null());
-	json_object_set_new(o, "reason",
-			    r->kind == PROCTOR_KILLED || r->kind == PROCTOR_FAILED
-				    ? json_string(r->reason)
-				    : json_null());
-	json_object_set_new(o, "limit", limit ? json_string(limit) : json_null());
-	json_object_set_new(o, "syscall", r->syscall[0] ? json_string(r->syscall) : json_null());
-	json_object_set_new(o, "user_us", run_json_int(v->user_us));
-	json_object_set_new(o, "sys_us", run_json_int(v->sys_us));
-	json_object_set_new(o, "wall_us", run_json_int(v->wall_us));
-	json_object_set_new(o, "peak_memory_bytes", run_json_int(v->peak));
-	json_object_set_new(o, "interrupted", json_boolean(run_signal || v->interrupted));
-	s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
-	if (s)
-		fprintf(stderr, "%s\n", s);
-	free(s);
-	json_decref(o);
+	fprintf(stderr, "proctor: %s; cpu %.3f s", r->status, (double)r->cpu_us / 1e6);
+	if (v->wall_us >= 0)
+		fprintf(stderr, ", wall %.3f s", (double)v->wall_us / 1e6);
+	if (v->peak >= 0)
+		fprintf(stderr, ", peak %.1f MiB", (double)v->peak / (1024.0 * 1024.0));
+	if (run_signal)
+		fprintf(stderr, "; interrupted by SIG%s", sigabbrev_np(run_signal));
+	else if (v->interrupted)
+		fprintf(stderr, "; interrupted");
+	fprintf(stderr, "\n");
+	return code;
 }
 
 static int run_code(const struct run_verdict *v)
@@ -863,16 +913,22 @@ static int cmd_run(int argc, char **argv)
 	int first = 1, rc, code = RUN_INTERNAL, early;
 
 	memset(&run, 0, sizeof run);
+	memset(&v, 0, sizeof v);
 	run.pid = -1;
 	run.end_fd = -1;
 	run.report_fd = -1;
-	if ((rc = run_options(argc, argv, &run, &first)) >= 0)
+	run.json.fd = -1;
+	if ((rc = run_options(argc, argv, &run, &first)) >= 0) {
+		runjson_close(&run.json);
 		return rc;
+	}
 	/* At a terminal, and in its foreground: the program gets it. */
 	run.tty = isatty(0) && tcgetpgrp(0) == getpgrp();
 	run_tty_save(tty);
-	if (run_start(&run, argc, argv, first) < 0)
+	if (run_start(&run, argc, argv, first) < 0) {
+		runjson_close(&run.json);
 		return RUN_INTERNAL;
+	}
 	/* Our own report, written before proctord said the end: the verdict
 	 * at once, before proctord's clean-up (cgroups, FIFOs). Not at a
 	 * terminal, which proctord gives back only after its loop; not from
@@ -881,17 +937,15 @@ static int cmd_run(int argc, char **argv)
 		run_read_report(run.report_fd, NULL, &v) == 0;
 	/* The tree has ended: nothing holds the terminal any more. */
 	run_tty_restore(tty);
-	if (early) {
-		code = run_code(&v);
-		run_print(&run, &v, code);
-	}
+	if (early)
+		code = run_print(&run, &v, run_code(&v));
 	run_reap(&run);
 	run_tty_restore(tty);
-	if (!early && run_verdict(&run, &v) == 0) {
-		code = run_code(&v);
-		run_print(&run, &v, code);
-	}
+	if (!early && run_verdict(&run, &v) == 0)
+		code = run_print(&run, &v, run_code(&v));
 	run_remove(&run);
+	runjson_close(&run.json);
+	free(v.report);
 	return code;
 }
 

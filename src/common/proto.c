@@ -59,6 +59,11 @@ int proto_kill_reason_emitted(enum kill_reason r)
 	return r > KILL_NONE && r < KILL_COUNT && r != KILL_PIDS;
 }
 
+int proto_kill_reason_is_limit(enum kill_reason r)
+{
+	return r > KILL_NONE && r < KILL_COUNT && r != KILL_TERMINATE && r != KILL_SYSCALL;
+}
+
 int proto_head_parse(const char *word)
 {
 	return proto_parse(head_names, 0, HEAD_COUNT, word);

@@ -45,12 +45,19 @@ enum spawn_stage {
 	STAGE_COUNT,
 };
 
+/* The "version" of every JSON document proctor writes (reports, verdicts,
+ * answers, errors): proto/report.schema.json, proctor-report(5). */
+#define PROTO_JSON_VERSION 2
+
 /* The word for a value; "none" for KILL_NONE, "unknown" out of range. */
 const char *proto_head_name(enum proto_head h);
 const char *proto_kill_reason_name(enum kill_reason r);
 const char *proto_stage_name(enum spawn_stage s);
 /* Whether this version writes the reason (KILL_PIDS is only reserved). */
 int proto_kill_reason_emitted(enum kill_reason r);
+/* Whether the reason names a limit that was hit (the JSON's status.limit):
+ * not terminate, not syscall. */
+int proto_kill_reason_is_limit(enum kill_reason r);
 
 /* The value for a word, or -1 for a word not in the table (a reason or stage
  * of a later version: a client treats it as a generic killed or failed). */

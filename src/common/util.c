@@ -152,3 +152,56 @@ int fd_path_number(const char *path)
 	n = strtol(p, &end, 10);
 	return *end || errno || n > INT_MAX ? -1 : (int)n;
 }
+
+/* The length of the valid UTF-8 sequence at p (RFC 3629: no overlong
+ * form, no surrogate, nothing above U+10FFFF), or 0. */
+static size_t utf8_seq_len(const unsigned char *p)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (p[0] == 0xe0)
+		lo = 0xa0;
+	else if (p[0] == 0xed)
+		hi = 0x9f;
+	else if (p[0] == 0xf0)
+		lo = 0x90;
+	else if (p[0] == 0xf4)
+		hi = 0x8f;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+char *utf8_escape(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char *out = xmalloc(4 * strlen(s) + 1), *w = out;
+
+	while (*p) {
+		size_t n = utf8_seq_len(p);
+
+		if (n) {
+			memcpy(w, p, n);
+			w += n;
+			p += n;
+		} else {
+			w += snprintf(w, 5, "\\x%02x", *p++);
+		}
+	}
+	*w = '\0';
+	return out;
+}

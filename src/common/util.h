@@ -30,4 +30,9 @@ ssize_t pread_all(int fd, char **buf, size_t *cap);
  * path), or -1 when path is neither. */
 int fd_path_number(const char *path);
 
+/* s as UTF-8 text (malloc'd): its valid sequences as they are, any other
+ * byte as the four characters \xNN. JSON is UTF-8, and a path given by
+ * the caller need not be. */
+char *utf8_escape(const char *s);
+
 #endif

@@ -54,17 +54,35 @@ static void report_unmark(char *text)
 	memmove(w, r, strlen(r) + 1);
 }
 
+/* A string given by the caller (a user name), or null. */
+static json_t *report_text(const char *s)
+{
+	char *safe;
+	json_t *j;
+
+	if (!s)
+		return json_null();
+	safe = utf8_escape(s);
+	j = json_string(safe);
+	free(safe);
+	return j;
+}
+
 static json_t *report_status_json(const struct outcome *o, const struct limits *l)
 {
-	char line[REPORT_STATUS_MAX], name[32], head[REPORT_STATUS_MAX];
+	char raw[REPORT_STATUS_MAX], name[32], *line;
 	const char *colon;
 	json_t *st;
 
-	report_status_line(o, l, line, sizeof line);
+	/* "failed exec: PATH: ..." with a PATH that is not UTF-8. */
+	report_status_line(o, l, raw, sizeof raw);
+	line = utf8_escape(raw);
 	colon = strstr(line, ": ");
-	snprintf(head, sizeof head, "%.*s", colon ? (int)(colon - line) : (int)strlen(line), line);
-	st = json_pack("{s:s, s:s, s:s, s:s?}", "line", line, "head", head, "kind", proto_head_name((enum proto_head)o->kind),
-		       "text", colon ? colon + 2 : NULL);
+	st = json_pack("{s:s, s:s%, s:s}", "line", line, "head", line,
+		       colon ? (size_t)(colon - line) : strlen(line), "kind",
+		       proto_head_name((enum proto_head)o->kind));
+	json_object_set_new(st, "text", colon ? json_string(colon + 2) : json_null());
+	free(line);
 	json_object_set_new(st, "exit_code",
 			    o->kind == OUTCOME_EXITED ? json_integer(o->code) : json_null());
 	if (o->kind == OUTCOME_SIGNALED || (o->kind == OUTCOME_KILLED && o->code > 0)) {
@@ -76,6 +94,10 @@ static json_t *report_status_json(const struct outcome *o, const struct limits *
 	json_object_set_new(st, "reason",
 			    o->kind == OUTCOME_KILLED ? json_string(report_kill_reason_name(o->reason))
 						      : json_null());
+	json_object_set_new(st, "limit",
+			    o->kind == OUTCOME_KILLED && proto_kill_reason_is_limit(o->reason)
+				    ? json_string(report_kill_reason_name(o->reason))
+				    : json_null());
 	json_object_set_new(st, "stage",
 			    o->kind == OUTCOME_FAILED ? json_string(report_stage_name(o->stage))
 						      : json_null());
@@ -112,8 +134,8 @@ char *report_json_text(const struct report_final *f)
 	}
 	isolation = json_pack("{s:b, s:b, s:b}", "new_session", f->new_session, "unshare_net",
 			      f->unshare_net, "unshare_ipc", f->unshare_ipc);
-	json_object_set_new(isolation, "user", f->user ? json_string(f->user) : json_null());
-	json_object_set_new(isolation, "group", f->group ? json_string(f->group) : json_null());
+	json_object_set_new(isolation, "user", report_text(f->user));
+	json_object_set_new(isolation, "group", report_text(f->group));
 	json_object_set_new(isolation, "uid", f->uid >= 0 ? json_integer(f->uid) : json_null());
 	json_object_set_new(isolation, "gid", f->gid >= 0 ? json_integer(f->gid) : json_null());
 	json_object_set_new(isolation, "seccomp",
@@ -143,9 +165,9 @@ char *report_json_text(const struct report_final *f)
 			  "proctord drains (--output-limit)"
 			: "not counted: without --output-limit the output passes straight to its "
 			  "destination");
-	root = json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o, "
+	root = json_pack("{s:i, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o, "
 			 "s:o, s:o}",
-			 "version", 1, "status", report_status_json(f->outcome, l), "cpu_us",
+			 "version", PROTO_JSON_VERSION, "type", "report", "status", report_status_json(f->outcome, l), "cpu_us",
 			 report_u64(f->cpu_us), "user_us", report_u64(f->user_us), "sys_us",
 			 report_u64(f->sys_us), "wall_us", report_u64(f->wall_us),
 			 "peak_memory_bytes", report_u64(f->peak_memory), "oom_kills",

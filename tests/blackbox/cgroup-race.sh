@@ -47,7 +47,7 @@ par=20
 out="$T/race"
 mkdir "$out"
 race_one() {
-	"$PROCTOR" run --json --memory-max 16MiB --wall-time 30s -- \
+	"$PROCTOR" run --json "$out/$1.json" --memory-max 16MiB --wall-time 30s -- \
 		"$PROGS/hold" 64 "$out/$1.ready" "$out/no-such-fifo" >/dev/null 2>"$out/$1.err"
 }
 private_cgroups "race.$$"
@@ -68,15 +68,16 @@ t0=$(now_us)
 t1=$(now_us)
 diag "$n_total proctords, $par at a time, in $(((t1 - t0) / 1000)) ms"
 bad=0
-# The verdict, in JSON, is on proctor run's stderr.
-for f in "$out"/*.err; do
-	grep -q '"head":"killed memory"' "$f" || bad=$((bad + 1))
+# The verdict, in JSON, is in $out/N.json; proctord's warnings in N.err.
+for f in "$out"/*.json; do
+	grep -q '"head": "killed memory"' "$f" || bad=$((bad + 1))
 done
-n_json=$(find "$out" -name '*.err' | wc -l)
+json_keep "$out/1.json"
+n_json=$(find "$out" -name '*.json' | wc -l)
 check_eq "all $n_total proctords ran" "$n_total" "$n_json"
 if ! check_eq "every one of $n_total concurrent proctords enforces --memory-max (killed memory)" 0 "$bad"; then
-	for f in "$out"/*.err; do
-		grep -q '"head":"killed memory"' "$f" || diag "$(basename "$f"): $(cat "$f")"
+	for f in "$out"/*.json; do
+		grep -q '"head": "killed memory"' "$f" || diag "$(basename "$f"): $(cat "$f" "${f%.json}.err")"
 	done | head -n 10
 fi
 warned=$(cat "$out"/*.err | grep -c 'cannot be honoured' || true)

@@ -37,7 +37,7 @@ has '^pids +64 +command line +cgroup[12] pids.max' && have_pids=1
 check_re "--check names the cgroup that counts CPU" $'\ncpu +cgroup[12] (cpu.stat|cpuacct)' "$check_out"
 check_re "--check names what kills the tree" $'\ntree kill +cgroup[12] (cgroup.kill|cgroup.freeze|freezer)' "$check_out"
 
-get() { "$PROGS/jsonget" "$1" "$2" 2>/dev/null; }
+get() { jsonget "$1" "$2" 2>/dev/null; }
 # none_tagged: no process of this script's sandboxes (proctord itself
 # included, which may still be exiting after its last answer) is left.
 none_tagged() { [ -z "$(tagged_pids)" ]; }

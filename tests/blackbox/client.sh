@@ -14,9 +14,10 @@ out=$(timeout "$T_OP" "$PROCTOR" wait "$sb")
 check_eq "proctor wait exits 0" 0 "$?"
 check_re "...and prints the three lines" $'^[0-9]+\n[0-9]+\nrunning$' "$out"
 timeout "$T_OP" "$PROCTOR" wait --json "$sb" > "$T/w.json"
-check_eq "proctor wait --json: kind" running "$("$PROGS/jsonget" "$T/w.json" kind)"
-check_re "...cpu_us is a number" '^[0-9]+$' "$("$PROGS/jsonget" "$T/w.json" cpu_us)"
-check_eq "...exit_code is null while running" null "$("$PROGS/jsonget" "$T/w.json" exit_code)"
+check_eq "proctor wait --json: an answer" answer "$(jsonget "$T/w.json" type)"
+check_eq "...its kind" running "$(jsonget "$T/w.json" status.kind)"
+check_re "...cpu_us is a number" '^[0-9]+$' "$(jsonget "$T/w.json" cpu_us)"
+check_eq "...exit_code is null while running" null "$(jsonget "$T/w.json" status.exit_code)"
 
 # 16 concurrent clients on one sandbox, 20 waits each, all well-formed. In a
 # sanitizer build 5 each: every instrumented proctor costs some 90 ms of CPU
@@ -132,7 +133,7 @@ out=$(printf 'line\n' | timeout 30 "$PROCTOR" run -- cat 2>/dev/null)
 check_eq "run: stdin is passed through" line "$out"
 run --report "$T/run.json" -- sh -c 'exit 7'
 check_eq "run: proctord options such as --report pass through" "exited 7" \
-	"$("$PROGS/jsonget" "$T/run.json" status.head 2>&1)"
+	"$(jsonget "$T/run.json" status.head 2>&1)"
 after=$(ls -d "$TMPDIR"/proctor-run.* 2>/dev/null | sort)
 check_eq "...and none of these runs left a directory in \$TMPDIR" "" \
 	"$(comm -13 <(echo "$before") <(echo "$after") | grep . || true)"

@@ -57,7 +57,7 @@ comp "$PROCTORD" --config="$T/p.conf" --profile = a
 check_eq "--config=FILE --profile=a<TAB>" "alpha" "$REPLY_TEXT"
 comp "$PROCTORD" --profile ""
 check_eq "--profile <TAB> without --config: nothing" "" "$REPLY_TEXT"
-comp "$PROCTOR" run --json --config "$T/p.conf" --profile ""
+comp "$PROCTOR" run --json "$T/v.json" --config "$T/p.conf" --profile ""
 check_eq "proctor run --config FILE --profile <TAB>" $'alpha\nbeta\ngamma' "$REPLY_TEXT"
 
 # The program: a command after the options, or after --.
@@ -76,7 +76,7 @@ check_eq "proctor watch --<TAB>" "--interval" "$REPLY_TEXT"
 comp "$PROCTOR" run --wall
 check_eq "proctor run --wall<TAB>: proctord's options" "--wall-time" "$REPLY_TEXT"
 comp "$PROCTOR" run --js
-check_eq "proctor run --js<TAB>: run's own" "--json" "$REPLY_TEXT"
+check_eq "proctor run --js<TAB>: run's own" $'--json\n--json-fd' "$REPLY_TEXT"
 
 # Sandbox directories: those with a wait FIFO, from proctord's default place
 # ($XDG_RUNTIME_DIR, set by lib.sh) or from the path being typed.

@@ -90,7 +90,7 @@ report() {
 	pd_poll "$T/rep.$name" 5
 	wait0 "$T/rep.$name"
 }
-get() { "$PROGS/jsonget" "$T/$1.json" "$2" 2>&1; }
+get() { jsonget "$T/$1.json" "$2" 2>&1; }
 
 report exit -- sh -c 'exit 3'
 check "the report is in place once the final answer has been read" test -s "$T/exit.json"

@@ -7,7 +7,7 @@
 export PROCTORD
 
 P="$PROGS/probe"
-get() { "$PROGS/jsonget" "$1" "$2" 2>&1; }
+get() { jsonget "$1" "$2" 2>&1; }
 
 root=0
 [ "$(id -u)" = 0 ] && root=1
@@ -214,7 +214,8 @@ else
 	sb="$T/json.box"
 	pd_start --dir "$sb" --seccomp -- "$P" syscall keyctl
 	pd_poll "$sb"
-	check_re "proctor wait --json names the call" '"syscall":"keyctl"' "$(timeout "$T_OP" "$PROCTOR" wait --json "$sb")"
+	timeout "$T_OP" "$PROCTOR" wait --json "$sb" >"$T/sc.wait.json"
+	check_eq "proctor wait --json names the call" keyctl "$(jsonget "$T/sc.wait.json" status.syscall)"
 	wait0 "$sb"
 
 	out=$("$PROCTORD" --check --seccomp 2>&1)

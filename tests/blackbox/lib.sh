@@ -85,6 +85,7 @@ plan() { echo "1..$1"; tap_planned=$1; }
 # way through is reported as a failure by the missing plan.
 done_testing() {
 	! vg_on || vg_check
+	json_check
 	[ -n "${tap_planned:-}" ] || echo "1..$tap_n"
 	# Run by hand, the exit status says it all. Under meson (which sets
 	# BLACKBOX_TAP) the "not ok" lines do: a non-zero exit would turn a plain
@@ -98,6 +99,45 @@ not_ok() { tap_n=$((tap_n + 1)); tap_failed=$((tap_failed + 1)); echo "not ok $t
 
 # skip DESCRIPTION REASON
 skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1 # SKIP $2"; }
+
+# --- JSON documents ----------------------------------------------------------
+# Every JSON document a script reads (proctord's reports, proctor run's
+# verdicts and errors, the answers of proctor wait and stop --json) is kept
+# as it was read, once per content, and done_testing checks them all against
+# proto/report.schema.json in one python3 (a second each): one TAP line,
+# skipped without python3-jsonschema.
+json_keep() {
+	local sum
+	[ -s "$1" ] || return 0
+	sum=$(cksum <"$1") || return 0
+	mkdir -p "$T/json-docs" && cp "$1" "$T/json-docs/${sum%% *}.${sum##* }.json"
+}
+
+# jsonget FILE PATH: one value of a JSON document (tests/progs/jsonget); the
+# document is kept for the check.
+jsonget() { json_keep "$1"; "$PROGS/jsonget" "$@"; }
+
+json_check() {
+	local what out rc n
+
+	[ -d "$T/json-docs" ] || return 0
+	n=$(find "$T/json-docs" -name '*.json' | wc -l)
+	what="the $n JSON documents read match proto/report.schema.json"
+	if ! command -v python3 >/dev/null; then
+		skip "$what" "no python3"
+		return 0
+	fi
+	out=$(python3 "$(dirname "${BASH_SOURCE[0]}")/../validate-report.py" "$T/json-docs"/*.json 2>&1)
+	rc=$?
+	if [ "$rc" -eq 0 ]; then
+		ok "$what"
+	elif [ "$rc" -eq 77 ]; then
+		skip "$what" "no python3-jsonschema"
+	else
+		not_ok "$what"
+		diag "$out"
+	fi
+}
 
 diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
 

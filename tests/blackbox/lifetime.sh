@@ -162,7 +162,7 @@ done
 # a program that does not fork, --pids 2 allows exactly one child, and the
 # report's pids_peak leaves the init out.
 if "$PROCTORD" --check --pids 2 2>/dev/null | grep -Eq '^pids +2 +command line +cgroup[12] pids.max'; then
-	get() { "$PROGS/jsonget" "$1" "$2" 2>/dev/null; }
+	get() { jsonget "$1" "$2" 2>/dev/null; }
 	run_pids() { # LIMIT REPORT CMD...
 		local lim=$1 rep=$2 sb="$u/pids.$RANDOM"
 		shift 2

@@ -8,7 +8,7 @@ export PROCTORD
 
 MiB=1048576
 size() { stat -c %s "$1" 2>/dev/null || echo missing; }
-get() { "$PROGS/jsonget" "$1" "$2" 2>&1; }
+get() { jsonget "$1" "$2" 2>&1; }
 vmrss_kib() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$1/status"; }
 
 # The limit: exactly the bytes up to it arrive, then the tree is killed.

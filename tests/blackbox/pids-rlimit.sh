@@ -37,7 +37,7 @@ fi
 chmod 0755 "$T"
 u="$T/nobody"
 install -d -m 0755 -o nobody "$u"
-get() { "$PROGS/jsonget" "$1" "$2" 2>/dev/null; }
+get() { jsonget "$1" "$2" 2>/dev/null; }
 
 out=$(as_nobody "$PROCTORD" --check --pids 16 -- /bin/true 2>&1)
 rc=$?

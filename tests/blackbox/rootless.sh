@@ -158,7 +158,7 @@ else
 fi
 
 # --- limits enforced -------------------------------------------------------------
-get() { "$PROGS/jsonget" "$1" "$2" 2>/dev/null; }
+get() { jsonget "$1" "$2" 2>/dev/null; }
 # run_deleg NAME ARGS...: proctord --daemonize as nobody in the delegated
 # cgroups; poll to the end, terminating wait.
 run_deleg() {

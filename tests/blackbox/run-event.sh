@@ -21,7 +21,7 @@ check_eq "--end-fd: proctord ends by itself, without a terminating wait, exit 0"
 	diag "$(cat "$T/err1")"
 check_eq "...after writing one byte, 1, to the descriptor" 1 "$out"
 check_eq "...and the report is written" "exited 7" \
-	"$("$PROGS/jsonget" "$T/r1.json" status.line 2>/dev/null)"
+	"$(jsonget "$T/r1.json" status.line 2>/dev/null)"
 check "...and the sandbox directory is gone" test ! -e "$T/box1"
 
 # The byte comes once the report is in place: a reader of the pipe that
@@ -33,7 +33,7 @@ pd=$!
 got=$(head -c 1 "$T/endfifo"; cat "$T/r2.json" 2>/dev/null >"$T/r2.copy")
 wait "$pd"
 check_eq "the byte comes after the report is written" "exited 4" \
-	"$("$PROGS/jsonget" "$T/r2.copy" status.line 2>/dev/null)" || diag "byte: $got"
+	"$(jsonget "$T/r2.copy" status.line 2>/dev/null)" || diag "byte: $got"
 
 # A program that leaves a child behind: the tree is killed before the end is said.
 out=$(timeout 60 "$PROCTORD" --dir "$T/box3" --end-fd 3 -- sh -c 'sleep 1000 & exit 0' \

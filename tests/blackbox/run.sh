@@ -43,7 +43,7 @@ PROCTORD_PAUSE_AT=program:300 pd_start --dir "$sb" --report "$T/early.json" -- s
 wait0 "$sb"
 check_eq "...and a terminating wait on a proctord of its own says so" "exited 7" "$ANS_STATUS"
 wait_for "$T_OP" test -s "$T/early.json"
-check_eq "...and its report is written" "exited 7" "$("$PROGS/jsonget" "$T/early.json" status.head 2>&1)"
+check_eq "...and its report is written" "exited 7" "$(jsonget "$T/early.json" status.head 2>&1)"
 
 # --- 12.3: proctord beside proctor, then PATH; PROCTORD wins ------------------
 out=$(env -u PROCTORD PATH=/usr/bin:/bin timeout 60 "$PROCTOR" run -- sh -c 'exit 5' 2>&1 </dev/null)
@@ -75,26 +75,10 @@ run -- sh -c 'echo out; echo err >&2; exit 3'
 check_eq "run: the program's stdout is its own" out "$RUN_OUT"
 check_re "the verdict line has the CPU, wall time and peak memory" \
 	'^proctor: exited 3; cpu [0-9]+\.[0-9]{3} s, wall [0-9]+\.[0-9]{3} s, peak [0-9]+\.[0-9] MiB$' "$RUN_LAST"
-run --cpu-time 300ms --json --wall-time 30s -- sh -c 'echo out; while :; do :; done'
-check_eq "run --json (after an option): the program's stdout has no JSON" out "$RUN_OUT"
-echo "$RUN_LAST" >"$T/v.json"
-check_eq "...the verdict is JSON on stderr: head" "killed cpu-time" "$("$PROGS/jsonget" "$T/v.json" head)"
-check_eq "...the limit that was hit" cpu-time "$("$PROGS/jsonget" "$T/v.json" limit)"
-check_eq "...run's exit code" 152 "$("$PROGS/jsonget" "$T/v.json" exit)"
-check_eq "...which is run's" 152 "$RUN_RC"
-for k in cpu_us user_us sys_us wall_us peak_memory_bytes; do
-	check_re "...$k is a number" '^[0-9]+$' "$("$PROGS/jsonget" "$T/v.json" "$k")"
-done
-check_range "...wall_us covers the CPU time" 300000 30000000 "$("$PROGS/jsonget" "$T/v.json" wall_us)"
-check_range "...peak memory is that of a shell (64 KiB..64 MiB)" 65536 67108864 \
-	"$("$PROGS/jsonget" "$T/v.json" peak_memory_bytes)"
-run --json -- sh -c 'exit 4'
-echo "$RUN_LAST" >"$T/v.json"
-check_eq "run --json: exit_code of a program that exited" 4 "$("$PROGS/jsonget" "$T/v.json" exit_code)"
-check_eq "...no limit" null "$("$PROGS/jsonget" "$T/v.json" limit)"
+# --json FILE, --json-fd N: run-json.sh.
 run --report "$T/mine.json" -- sh -c 'exit 6'
 check_eq "run --report FILE: the report is written where asked" "exited 6" \
-	"$("$PROGS/jsonget" "$T/mine.json" status.head 2>&1)"
+	"$(jsonget "$T/mine.json" status.head 2>&1)"
 check_re "...and the verdict still has wall and peak" ', wall [0-9.]+ s, peak ' "$RUN_LAST"
 check_eq "none of these runs left anything in \$TMPDIR" "" "$(left)"
 

@@ -68,7 +68,7 @@ in_foreign "$PROCTORD" --dir "$T/sb" --cgroup none --cpu-time 1s --report "$T/r.
 	--end-fd 3 -- "$PROGS/spin" 1 3>/dev/null 2>"$T/run.err"
 rc=$?
 t1=$(now_us)
-get() { "$PROGS/jsonget" "$1" "$2" 2>/dev/null; }
+get() { jsonget "$1" "$2" 2>/dev/null; }
 check_eq "a run there ends by itself (exit 0), not stuck sweeping what /proc names" 0 "$rc"
 native timing check_range "...within 10 s" 0 10000000 $((t1 - t0))
 check_eq "...the report lists cpu_time as not enforced" '["cpu_time"]' \

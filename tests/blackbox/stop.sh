@@ -45,7 +45,7 @@ timeout "$T_OP" "$PROCTOR" stop "$box" >/dev/null
 box="$T/box2"
 pd_start --dir "$box" -- sleep 100
 timeout "$T_OP" "$PROCTOR" stop --json "$box" >"$T/stop.json"
-check_eq "stop --json: the final answer" "killed terminate" "$("$PROGS/jsonget" "$T/stop.json" head)"
+check_eq "stop --json: the final answer" "killed terminate" "$(jsonget "$T/stop.json" status.head)"
 check "...and the directory is gone" gone "$box"
 
 # A server that answers the terminating wait but does not exit (it keeps

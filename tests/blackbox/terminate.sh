@@ -60,6 +60,6 @@ kill -TERM "$pd"
 wait "$pd"
 check_eq "proctord stopped by SIGTERM exits 4" 4 "$?"
 check_eq "...and a program ending by itself within the grace is still exited 0" \
-	"exited 0" "$("$PROGS/jsonget" "$T/sg.json" status.head 2>&1)"
+	"exited 0" "$(jsonget "$T/sg.json" status.head 2>&1)"
 
 done_testing

@@ -183,9 +183,10 @@ fi
 echo old >"$T/mine.json"
 run_to_end --fsize 16777215T --report "$T/mine.json" -- true
 check_eq "--report FILE replaces a regular file of ours" "exited 0" "$ANS_STATUS"
-check_re "...with the report" '"version": 1' "$(cat "$T/mine.json")"
+check_re "...with the report" '"version": 2' "$(cat "$T/mine.json")"
 check_re "...where a limit above INT64_MAX is printed exactly (--fsize 16777215T)" \
 	'"fsize_bytes": 18446742974197923840,' "$(cat "$T/mine.json")"
+json_keep "$T/mine.json"
 check "...and no temporary file is left beside it" \
 	eval '[ -z "$(find "$T" -maxdepth 1 -name ".mine.json.*")" ]'
 
@@ -198,7 +199,7 @@ pd_start_fg --dir "$T/dash" --report - -- true
 wait_for "$T_OP" is_fifo "$T/dash/wait" && wait0 "$T/dash"
 pd_reap "$PD_PID"
 check_eq "--report - writes to standard output: exit code 0" 0 "$PD_EXIT"
-check_re "...with the report" '^\{.*"version": 1' "$(tr '\n' ' ' <"$T/pd.$pd_seq.out")"
+check_re "...with the report" '^\{.*"version": 2' "$(tr '\n' ' ' <"$T/pd.$pd_seq.out")"
 
 # $(proctord --daemonize --report /dev/fd/1 ...) would wait for the daemon,
 # which holds the caller's standard output, until the program ends.

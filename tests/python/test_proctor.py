@@ -22,6 +22,21 @@ import proctor  # noqa: E402
 PROCTORD = os.path.abspath(os.environ.get("PROCTORD", os.path.join(ROOT, "build", "src", "proctord")))
 PROGS = os.path.abspath(os.environ.get("PROGS", os.path.join(ROOT, "build", "tests", "progs")))
 CONTRIB = os.path.dirname(os.path.abspath(proctor.__file__))
+
+try:
+    import jsonschema
+except ImportError:
+    jsonschema = None
+
+
+def schema_check(test, doc):
+    """doc is valid against proto/report.schema.json (when python3-jsonschema is here)."""
+    if jsonschema is None:
+        return
+    with open(os.path.join(ROOT, "proto", "report.schema.json"), encoding="utf-8") as f:
+        schema = json.load(f)
+    errors = [e.message for e in jsonschema.validators.validator_for(schema)(schema).iter_errors(doc)]
+    test.assertEqual(errors, [])
 ECHO = ["sh", "-c", 'while read l; do echo "$l"; done']
 
 
@@ -186,6 +201,19 @@ class TestParse(unittest.TestCase):
         self.assertEqual(r.text, 'expected "0" or "1", got "hello"; program running')
         self.assertFalse(r.final)
 
+    @unittest.skipIf(jsonschema is None, "no python3-jsonschema")
+    def test_answer_json_is_of_the_schema(self):
+        for line in (b"running", b"exited 3", b"signaled SIGSEGV: segmentation fault",
+                     b"killed cpu-time: CPU time limit of 1.000s exceeded", b"killed terminate",
+                     b"killed syscall: keyctl", b"killed later-reason",
+                     b"failed exec: ./x: No such file or directory", b"invalid: request 'x'"):
+            with self.subTest(line=line):
+                d = proctor.answer_json(proctor.parse(b"12\n34\n" + line + b"\n"))
+                schema_check(self, d)
+                self.assertEqual(d["status"]["line"], line.decode())
+        d = proctor.answer_json(proctor.parse(b"1\n0\nkilled memory: over\n"))
+        self.assertEqual((d["status"]["reason"], d["status"]["limit"]), ("memory", "memory"))
+
     def test_malformed(self):
         bad = [
             b"", b"\n", b"1\n2\n", b"1\n2\nrunning", b"1\n2\nrunning\nextra\n", b"1\n2\nrunning\n\n",
@@ -289,7 +317,8 @@ class TestDaemon(unittest.TestCase):
             out = subprocess.run(cli + ["wait", "--json", sb.dir], stdout=subprocess.PIPE, check=True,
                                  timeout=10).stdout
             d = json.loads(out)
-            self.assertEqual((d["kind"], d["final"]), ("running", False))
+            self.assertEqual((d["type"], d["status"]["kind"]), ("answer", "running"))
+            schema_check(self, d)
             sb.stopped = True
             out = subprocess.run(cli + ["stop", sb.dir], stdout=subprocess.PIPE, check=True, timeout=10).stdout
             self.assertTrue(out.decode().split("\n")[2].startswith("killed terminate"))
@@ -497,7 +526,9 @@ class TestStop(unittest.TestCase):
             sb.stopped = True
             out = subprocess.run(cli + ["stop", "--json", sb.dir], stdout=subprocess.PIPE, check=True,
                                  timeout=20).stdout
-            self.assertEqual(json.loads(out)["head"], "killed terminate")
+            d = json.loads(out)
+            self.assertEqual(d["status"]["head"], "killed terminate")
+            schema_check(self, d)
             self.assertFalse(os.path.exists(sb.dir))
 
 

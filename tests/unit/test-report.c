@@ -190,6 +190,63 @@ static void report_names_the_cpuset(void **state)
 	free(text);
 }
 
+/* The report is a document of proto/report.schema.json: its version and
+ * type, and the status object that every JSON of proctor's has (text and
+ * limit null when there are none). */
+static void report_is_a_versioned_document(void **state)
+{
+	struct limits l;
+	char *text;
+
+	(void)state;
+	limits_init(&l);
+	text = json_for(&l, NULL);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\n  \"version\": 2,\n"));
+	assert_non_null(strstr(text, "\n  \"type\": \"report\",\n"));
+	assert_non_null(strstr(text, "\"text\": null"));
+	assert_non_null(strstr(text, "\"limit\": null"));
+	free(text);
+}
+
+/* JSON is UTF-8: a user name that is not keeps the report, escaped. */
+static void report_escapes_what_is_not_utf8(void **state)
+{
+	struct limits l;
+	char *text;
+
+	(void)state;
+	limits_init(&l);
+	text = json_for(&l, "caf\xc3\xa9\xff");
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\"user\": \"caf\xc3\xa9\\\\xff\""));
+	free(text);
+}
+
+/* status.limit names the limit a kill was for, and no other kill. */
+static void report_names_the_limit_hit(void **state)
+{
+	struct report_final f = {.uid = -1, .gid = -1, .output_bytes = UNITS_UNLIMITED};
+	struct outcome o;
+	struct limits l;
+	char *text;
+
+	(void)state;
+	limits_init(&l);
+	l.cpu_time_us = 1000000;
+	f.limits = &l;
+	f.outcome = &o;
+	report_outcome_from_wait(&o, SIGNALED(SIGKILL), KILL_CPU_TIME);
+	text = report_json_text(&f);
+	assert_non_null(strstr(text, "\"limit\": \"cpu-time\""));
+	free(text);
+	report_outcome_from_wait(&o, SIGNALED(SIGKILL), KILL_TERMINATE);
+	text = report_json_text(&f);
+	assert_non_null(strstr(text, "\"limit\": null"));
+	assert_non_null(strstr(text, "\"reason\": \"terminate\""));
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -203,6 +260,9 @@ int main(void)
 		cmocka_unit_test(response_is_three_lines),
 		cmocka_unit_test(overlong_response_still_ends_in_newline),
 		cmocka_unit_test(report_prints_unsigned_64_bit_figures_exactly),
+		cmocka_unit_test(report_is_a_versioned_document),
+		cmocka_unit_test(report_names_the_limit_hit),
+		cmocka_unit_test(report_escapes_what_is_not_utf8),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: ISC
-"""The protocol's vocabulary, spelled in four places, agrees everywhere.
+"""The protocol's vocabulary, spelled in five places, agrees everywhere.
 
 The status heads, the kill reasons (with whether this version emits them) and
 the failure stages: the C table (src/common/proto.c, printed by the
 proto-table program), the tables of proto/PROTOCOL.md section 6, the lists of
-the Python client (contrib/python/proctor.py) and the head regex of
-tests/blackbox/lib.sh. TAP output.
+the Python client (contrib/python/proctor.py), the JSON schema
+(proto/report.schema.json) and the head regex of tests/blackbox/lib.sh.
+TAP output.
 
     vocabulary.py PROTO_TABLE_PROGRAM SOURCE_ROOT
 """
+import json
 import os
 import re
 import subprocess
@@ -68,6 +70,13 @@ check("PROTOCOL.md stages = C stages", md_stages, c_stages)
 check("proctor.py KINDS = C heads", list(proctor.KINDS), c_heads)
 check("proctor.py KILL_REASONS = C reasons", sorted(proctor.KILL_REASONS), sorted(c_reasons))
 check("proctor.py FAILURE_STAGES = C stages", list(proctor.FAILURE_STAGES), c_stages)
+
+# proto/report.schema.json: the status object's kinds, reasons and stages.
+with open(os.path.join(root, "proto", "report.schema.json"), encoding="utf-8") as f:
+    status = json.load(f)["$defs"]["status"]["properties"]
+check("report.schema.json kinds = C heads", status["kind"]["enum"], c_heads)
+check("report.schema.json reasons = C reasons", sorted(status["reason"]["examples"]), sorted(c_reasons))
+check("report.schema.json stages = C stages", status["stage"]["examples"], c_stages)
 
 # lib.sh's HEAD_RE: the emitted reasons and the stages.
 with open(os.path.join(root, "tests", "blackbox", "lib.sh"), encoding="utf-8") as f:
