@@ -37,8 +37,17 @@ const struct config_key config_keys[] = {
 	{"stack", CONFIG_SIZE, OFF(limits.stack), "SIZE", "RLIMIT_STACK, per process", 0},
 	{"output_limit", CONFIG_SIZE, OFF(limits.output_limit), "SIZE",
 	 "stdout and stderr pass through pipes that proctord drains and counts; the tree is "
-	 "killed at the limit",
+	 "killed at the limit (truncate_output: the rest is discarded)",
 	 0},
+	{"stdout_limit", CONFIG_SIZE, OFF(limits.stdout_limit), "SIZE",
+	 "stdout passes through a pipe that proctord drains and counts; the tree is killed at "
+	 "the limit (truncate_output: the rest is discarded)",
+	 0},
+	{"stderr_limit", CONFIG_SIZE, OFF(limits.stderr_limit), "SIZE",
+	 "stderr passes through a pipe that proctord drains and counts; the tree is killed at "
+	 "the limit (truncate_output: the rest is discarded)",
+	 0},
+	{"truncate_output", CONFIG_BOOL, OFF(limits.truncate_output), NULL, NULL, 0},
 	{"memory_max", CONFIG_SIZE, OFF(limits.memory_max), "SIZE", NULL, 1},
 	{"memory_high", CONFIG_SIZE, OFF(limits.memory_high), "SIZE", NULL, 1},
 	{"pids", CONFIG_COUNT, OFF(limits.pids), "N", NULL, 1},

@@ -83,7 +83,14 @@ static void options_usage(FILE *out)
 		"  --output-limit SIZE  bytes written to stdout and stderr together: they\n"
 		"                       pass through pipes proctord drains; at the limit the\n"
 		"                       tree is killed (killed output), the bytes up to it\n"
-		"                       delivered\n"
+		"                       delivered. A stream to /dev/null is not counted,\n"
+		"                       nor a file the program opens: --fsize holds those\n"
+		"  --stdout-limit SIZE  bytes written to stdout alone (likewise)\n"
+		"  --stderr-limit SIZE  bytes written to stderr alone (likewise)\n"
+		"  --truncate-output    at an output limit keep the bytes up to it, discard\n"
+		"                       the rest and let the program go on (the status says\n"
+		"                       exited N: stdout truncated at SIZE)\n");
+	fprintf(out,
 		"  --memory-max SIZE    memory of the tree, no swap (cgroup)\n"
 		"  --memory-high SIZE   memory above which the tree is throttled (cgroup v2)\n"
 		"  --pids N             processes and threads of the tree (cgroup; not root\n"
@@ -98,13 +105,14 @@ static void options_usage(FILE *out)
 		"                       cgroup, the cgroup limits above are a warning, or an\n"
 		"                       error with --strict\n"
 		"\n");
-	/* Two strings: C99 compilers need take only 4095 characters in one. */
+	/* Several strings: C99 compilers need take only 4095 characters in one. */
 	fprintf(out,
 		"Program:\n"
 		"  --stdin FILE         standard input from FILE (a file or FIFO)\n"
 		"  --stdout FILE        standard output to FILE (created or truncated; a\n"
 		"                       FIFO waits for its reader)\n"
 		"  --stderr FILE        standard error to FILE (likewise)\n"
+
 		"                       /dev/fd/N in these three is descriptor N that\n"
 		"                       proctord inherited, used as it is\n"
 		"  --chdir DIR          working directory\n"

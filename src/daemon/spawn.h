@@ -34,7 +34,7 @@ struct spawn_config {
 	const char *stdout_path;
 	const char *stderr_path;
 	/* A descriptor to use as it is instead of a path (an inherited
-	 * /dev/fd/N, or the pipe of --output-limit); -1 if none. */
+	 * /dev/fd/N, or the pipe of an output limit); -1 if none. */
 	int stdin_fd, stdout_fd, stderr_fd;
 	/* The destination proctord opened for the stream failed with this
 	 * errno: the child reports it as "failed stdout" or "failed stderr". */
