@@ -112,9 +112,10 @@ static void options_usage(FILE *out)
 		"  --stdout FILE        standard output to FILE (created or truncated; a\n"
 		"                       FIFO waits for its reader)\n"
 		"  --stderr FILE        standard error to FILE (likewise)\n"
-
 		"                       /dev/fd/N in these three is descriptor N that\n"
 		"                       proctord inherited, used as it is\n"
+		"  --stderr-to-stdout   standard error to where standard output goes, counted\n"
+		"                       once, as stdout\n"
 		"  --chdir DIR          working directory\n"
 		"  --env NAME=VALUE     set a variable; --env NAME passes proctord's own\n"
 		"  --clear-env          start from an empty environment (default: proctord's;\n"

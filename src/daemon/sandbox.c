@@ -582,7 +582,8 @@ static int sandbox_stream_null(const char *path, int fd)
 
 /* The output limits: a stream with a limit on it goes through proctord, to
  * where it would have gone: the file or descriptor given, else proctord's
- * own (daemonized: /dev/null, which is not counted). */
+ * own (daemonized: /dev/null, which is not counted). Standard error sent to
+ * standard output (stderr_to_stdout) is the same pipe, counted once. */
 static int step_output(struct sandbox *sb, char *err, size_t errlen)
 {
 	const struct options *o = sb->o;
@@ -608,7 +609,7 @@ static int step_output(struct sandbox *sb, char *err, size_t errlen)
 			    : o->daemonize ? "/dev/null"
 					   : NULL;
 		if ((lim.total != UNITS_UNLIMITED || lim.stream[i] != UNITS_UNLIMITED) &&
-		    !sandbox_stream_null(d[i].path, d[i].fd))
+		    !(i == 1 && o->cfg.stderr_to_stdout) && !sandbox_stream_null(d[i].path, d[i].fd))
 			dp[i] = &d[i];
 	}
 	if (!dp[0] && !dp[1])
@@ -689,6 +690,7 @@ static void sandbox_spawn_config(struct sandbox *sb)
 	sc->stdin_fd = sb->in_fd;
 	sc->stdout_fd = sb->out_fd;
 	sc->stderr_fd = sb->err_fd;
+	sc->stderr_to_stdout = o->cfg.stderr_to_stdout;
 	sc->null_stdio = o->daemonize;
 	sc->stdio_reached[0] = o->cfg.stdin_path && box_reaches(&sb->box, o->cfg.stdin_path);
 	sc->stdio_reached[1] = o->cfg.stdout_path && box_reaches(&sb->box, o->cfg.stdout_path);

@@ -40,6 +40,7 @@ struct spawn_config {
 	 * errno: the child reports it as "failed stdout" or "failed stderr". */
 	int stdout_err, stderr_err;
 	int null_stdio;
+	int stderr_to_stdout; /* descriptor 2 is a copy of 1, once 1 is set up */
 	/* In a box: the path of stdin, stdout, stderr lies where the program
 	 * could have made it (box_reaches): a FIFO there is refused. */
 	int stdio_reached[3];

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: ISC
-# The output limits: stdout and stderr through pipes that proctord drains, counts and cuts or truncates; destinations that are files, pipes, FIFOs, /dev/null and inherited descriptors.
+# The output limits: stdout and stderr through pipes that proctord drains, counts and cuts or truncates; destinations that are files, pipes, FIFOs, /dev/null and inherited descriptors; --stderr-to-stdout.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
 : "${PROCTOR:?set PROCTOR to the proctor command}"
@@ -265,12 +265,38 @@ check_eq "proctor run --stdout-limit 1KiB --truncate-output: 1024 bytes through 
 check_re "...and the verdict says it was truncated" "^proctor: exited 4: stdout truncated at 1KiB;" \
 	"$(cat "$T/runtr.err")"
 
+# --stderr-to-stdout: one destination, counted once.
+run_to_end --stderr-to-stdout --stdout "$T/s2o.out" -- sh -c 'echo a; echo b >&2; echo c'
+check_eq "--stderr-to-stdout: stderr lands in the stdout file, in order" "a;b;c;" \
+	"$(tr '\n' ';' <"$T/s2o.out")"
+run_to_end --stderr-to-stdout --stdout-limit 10 --stdout "$T/s2l.out" --report "$T/s2l.json" \
+	-- sh -c 'printf 12345; printf 67890 >&2; printf x >&2'
+check_eq "--stderr-to-stdout --stdout-limit 10: 11 bytes over both streams is killed output" \
+	"killed output: stdout limit of 10B exceeded" "$ANS_STATUS" || ans_diag
+check_eq "...10 bytes in the file, counted once as stdout" "1234567890 10 null 10" \
+	"$(cat "$T/s2l.out") $(get "$T/s2l.json" stdout_bytes) $(get "$T/s2l.json" stderr_bytes) $(get "$T/s2l.json" output_bytes)"
+out=$(timeout "$T_OP" "$PROCTOR" run --stderr-to-stdout -- sh -c 'echo out; echo err >&2' 2>/dev/null)
+check_eq "proctor run --stderr-to-stdout: stderr on stdout" "out err" "$(echo $out)"
+
+timeout "$T_OP" "$PROCTORD" --stderr-to-stdout --stderr "$T/x" -- true >"$T/c.out" 2>"$T/c.err"
+check_eq "--stderr-to-stdout with --stderr is a usage error: exit 2" 2 "$?"
+check_re "...that names both" "stderr_to_stdout \(command line\) and stderr \(command line\)" \
+	"$(cat "$T/c.err")"
+timeout "$T_OP" "$PROCTORD" --stderr-to-stdout --stderr-limit 1KiB -- true >"$T/c.out" 2>"$T/c.err"
+check_eq "--stderr-to-stdout with --stderr-limit is a usage error: exit 2" 2 "$?"
+check_re "...that says stderr is counted in stdout_limit" "stderr_to_stdout .* and stderr_limit .*counts in stdout_limit" \
+	"$(cat "$T/c.err")"
+
 # The configuration file has the same keys.
-printf 'stdout_limit = 1KiB\nstderr_limit = 2KiB\ntruncate_output = yes\n' >"$T/out.conf"
+printf 'stdout_limit = 1KiB\nstderr_limit = 2KiB\ntruncate_output = yes\n[merged]\nstderr_limit = unlimited\nstderr_to_stdout = yes\n' >"$T/out.conf"
 run_to_end --config "$T/out.conf" --stdout "$T/cf.out" --stderr "$T/cf.err" \
 	-- sh -c '"$0" write 5000; "$0" write 5000 >&2; exit 3' "$PROGS/probe"
 check_eq "stdout_limit, stderr_limit and truncate_output in the file" \
 	"exited 3: stdout truncated at 1KiB, stderr truncated at 2KiB 1024 2048" \
 	"$ANS_STATUS $(size "$T/cf.out") $(size "$T/cf.err")"
+run_to_end --config "$T/out.conf" --profile merged --stdout "$T/cm.out" \
+	-- sh -c '"$0" write 600; "$0" write 600 >&2' "$PROGS/probe"
+check_eq "...and stderr_to_stdout: 1200 bytes into one 1 KiB stream" "exited 0: stdout truncated at 1KiB 1024" \
+	"$ANS_STATUS $(size "$T/cm.out")"
 
 done_testing
