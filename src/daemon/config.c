@@ -37,8 +37,17 @@ const struct config_key config_keys[] = {
 	{"stack", CONFIG_SIZE, OFF(limits.stack), "SIZE", "RLIMIT_STACK, per process", 0},
 	{"output_limit", CONFIG_SIZE, OFF(limits.output_limit), "SIZE",
 	 "stdout and stderr pass through pipes that proctord drains and counts; the tree is "
-	 "killed at the limit",
+	 "killed at the limit (truncate_output: the rest is discarded)",
 	 0},
+	{"stdout_limit", CONFIG_SIZE, OFF(limits.stdout_limit), "SIZE",
+	 "stdout passes through a pipe that proctord drains and counts; the tree is killed at "
+	 "the limit (truncate_output: the rest is discarded)",
+	 0},
+	{"stderr_limit", CONFIG_SIZE, OFF(limits.stderr_limit), "SIZE",
+	 "stderr passes through a pipe that proctord drains and counts; the tree is killed at "
+	 "the limit (truncate_output: the rest is discarded)",
+	 0},
+	{"truncate_output", CONFIG_BOOL, OFF(limits.truncate_output), NULL, NULL, 0},
 	{"memory_max", CONFIG_SIZE, OFF(limits.memory_max), "SIZE", NULL, 1},
 	{"memory_high", CONFIG_SIZE, OFF(limits.memory_high), "SIZE", NULL, 1},
 	{"pids", CONFIG_COUNT, OFF(limits.pids), "N", NULL, 1},
@@ -51,6 +60,7 @@ const struct config_key config_keys[] = {
 	{"stdin", CONFIG_PATH, OFF(stdin_path), "FILE", NULL, 0},
 	{"stdout", CONFIG_PATH, OFF(stdout_path), "FILE", NULL, 0},
 	{"stderr", CONFIG_PATH, OFF(stderr_path), "FILE", NULL, 0},
+	{"stderr_to_stdout", CONFIG_BOOL, OFF(stderr_to_stdout), NULL, NULL, 0},
 	{"chdir", CONFIG_PATH, OFF(chdir), "DIR", NULL, 0},
 	{"env", CONFIG_ENV, OFF(env), "NAME=VALUE", NULL, 0},
 	{"clear_env", CONFIG_BOOL, OFF(clear_env), NULL, NULL, 0},
@@ -447,8 +457,31 @@ void config_source_text(const struct config_source *s, char *buf, size_t len)
 	}
 }
 
+/* stderr_to_stdout gives standard error no destination nor count of its
+ * own: a key that would is a contradiction, said with where both came from. */
+static int config_validate_stderr(const struct config *c, char *err, size_t errlen)
+{
+	const char *other = c->stderr_path			      ? "stderr"
+			    : c->limits.stderr_limit != UNITS_UNLIMITED ? "stderr_limit"
+									: NULL;
+	char s1[300], s2[300];
+
+	if (!c->stderr_to_stdout || !other)
+		return 0;
+	config_source_text(&c->source[config_key_index(config_key_find("stderr_to_stdout"))], s1,
+			   sizeof s1);
+	config_source_text(&c->source[config_key_index(config_key_find(other))], s2, sizeof s2);
+	snprintf(err, errlen,
+		 "stderr_to_stdout (%s) and %s (%s): with stderr_to_stdout standard error goes "
+		 "where standard output goes and counts in stdout_limit; give one of them",
+		 s1, other, s2);
+	return -1;
+}
+
 int config_validate(const struct config *c, char *err, size_t errlen)
 {
+	if (config_validate_stderr(c, err, errlen) < 0)
+		return -1;
 	if (c->limits.memory_high != UNITS_UNLIMITED && c->limits.memory_max != UNITS_UNLIMITED &&
 	    c->limits.memory_high > c->limits.memory_max) {
 		char hi[32], max[32], s1[300], s2[300];

@@ -63,6 +63,7 @@ struct config {
 	char *dir;
 	mode_t dir_mode;
 	char *stdin_path, *stdout_path, *stderr_path;
+	int stderr_to_stdout; /* descriptor 2 is a copy of descriptor 1 */
 	char *chdir;
 	char *report;
 	int clear_env;

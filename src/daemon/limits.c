@@ -13,6 +13,9 @@ void limits_init(struct limits *l)
 	l->nofile = UNITS_UNLIMITED;
 	l->stack = UNITS_UNLIMITED;
 	l->output_limit = UNITS_UNLIMITED;
+	l->stdout_limit = UNITS_UNLIMITED;
+	l->stderr_limit = UNITS_UNLIMITED;
+	l->truncate_output = 0;
 	l->grace_us = 50000;
 	l->memory_max = UNITS_UNLIMITED;
 	l->memory_high = UNITS_UNLIMITED;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: ISC
-// The program's stdout and stderr under --output-limit: pipes that proctord drains, counts and cuts.
+// The program's stdout and stderr under the output limits: pipes that proctord drains, counts and cuts.
 //
 // Each stream is a pipe from the program to proctord and one buffer of
 // OUTPUT_BUF bytes: proctord reads a chunk only once the previous one has
@@ -17,6 +17,13 @@
 // The sandbox ends with the main process, not at the pipes' end of file: a
 // descendant holding the pipe open is killed with the rest of the tree, and
 // whatever is left in the pipe is then delivered.
+//
+// A limit is on one stream (--stdout-limit, --stderr-limit) or on both
+// together (--output-limit); a stream keeps the least of what they leave
+// it. Past a limit the tree is killed, or with --truncate-output what comes
+// after the bytes up to it is read and thrown away at once, even while the
+// destination has not yet taken those: the program is never held up by a
+// stream it can no longer be heard on.
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -38,6 +45,9 @@
 
 static void output_stream_cb(struct ev_loop *loop, ev_io *w, int revents);
 static void output_check_done(struct output *o);
+
+/* Where the bytes past a --truncate-output limit go (one loop, one thread). */
+static char output_scrap[OUTPUT_BUF];
 
 /* Make fd a destination: decide how to write to it without blocking. Takes
  * ownership of fd. */
@@ -176,19 +186,23 @@ static int output_stream_open(struct output_stream *st, const struct output_dest
 	return 0;
 }
 
-int output_open(struct output *o, struct ev_loop *loop, uint64_t limit,
+int output_open(struct output *o, struct ev_loop *loop, const struct output_limits *lim,
 		const struct output_dest *out, const struct output_dest *err)
 {
 	memset(o, 0, sizeof *o);
 	o->loop = loop;
-	o->limit = limit;
+	o->lim = *lim;
 	o->s[0].name = "stdout";
 	o->s[1].name = "stderr";
 	for (int i = 0; i < 2; i++) {
 		o->s[i].out = o;
 		o->s[i].src = o->s[i].child_end = o->s[i].dst = -1;
+		o->s[i].limit = lim->stream[i];
+		o->s[i].counted = (i ? err : out) != NULL;
+		o->s[i].closed = !o->s[i].counted;
 	}
-	if (output_stream_open(&o->s[0], out) < 0 || output_stream_open(&o->s[1], err) < 0) {
+	if ((out && output_stream_open(&o->s[0], out) < 0) ||
+	    (err && output_stream_open(&o->s[1], err) < 0)) {
 		int saved = errno;
 
 		output_close(o);
@@ -289,36 +303,92 @@ static enum step output_flush(struct output_stream *st)
 	return STEP_CLOSED;
 }
 
-/* One step: write what is buffered, else read the next chunk. */
+/* What the stream may still keep: the least of what its own limit and the
+ * total leave. */
+static uint64_t output_room(const struct output_stream *st)
+{
+	const struct output *o = st->out;
+	uint64_t room = UNITS_UNLIMITED;
+
+	if (st->limit != UNITS_UNLIMITED)
+		room = st->limit - st->kept;
+	if (o->lim.total != UNITS_UNLIMITED && o->lim.total - o->kept < room)
+		room = o->lim.total - o->kept;
+	return room;
+}
+
+/* The limit that leaves the stream no more than its room: its own first. */
+static unsigned output_which(const struct output_stream *st)
+{
+	if (st->limit != UNITS_UNLIMITED && st->limit - st->kept == output_room(st))
+		return st == &st->out->s[0] ? LIMIT_STDOUT : LIMIT_STDERR;
+	return LIMIT_OUTPUT;
+}
+
+/* Past a limit with --truncate-output: whatever comes is thrown away. */
+static int output_discarding(const struct output_stream *st)
+{
+	return st->out->lim.truncate && output_room(st) == 0;
+}
+
+/* n bytes read into st->buf: keep what the limits let through. */
+static void output_take(struct output_stream *st, size_t n, int *exceeded)
+{
+	struct output *o = st->out;
+	uint64_t room = output_room(st);
+
+	st->bytes += (uint64_t)n;
+	if ((uint64_t)n > room) {
+		/* Exactly the bytes up to the limit are delivered. */
+		if (o->lim.truncate) {
+			o->truncated |= output_which(st);
+		} else {
+			o->hit = output_which(st);
+			o->exceeded = 1;
+			*exceeded = 1;
+			st->bytes -= (uint64_t)n - room; /* the byte that told */
+		}
+		n = (size_t)room;
+	}
+	st->kept += (uint64_t)n;
+	o->kept += (uint64_t)n;
+	st->off = 0;
+	st->len = n;
+}
+
+/* One step: write what is buffered, else read the next chunk (past a
+ * --truncate-output limit: read and discard, whatever is buffered). */
 static enum step output_step(struct output_stream *st, int *exceeded)
 {
 	struct output *o = st->out;
 	enum step r;
 	size_t want = OUTPUT_BUF;
+	int discard;
 	ssize_t n;
 
 	if (st->closed)
 		return STEP_CLOSED;
 	r = output_flush(st);
-	if (r != STEP_IDLE)
+	if (r == STEP_MOVED || r == STEP_CLOSED)
 		return r;
 	if (st->src < 0 || o->exceeded) {
 		/* Nothing more will be read. */
-		if (st->src < 0 || o->ending) {
+		if (r == STEP_IDLE && (st->src < 0 || o->ending)) {
 			output_close_stream(st);
 			return STEP_CLOSED;
 		}
-		return STEP_IDLE;
+		return r;
 	}
-	if (st->dst < 0)
-		return STEP_BLOCKED; /* a FIFO still waiting for its reader */
-	if (o->limit != UNITS_UNLIMITED && o->limit - o->total < OUTPUT_BUF)
-		want = (size_t)(o->limit - o->total) + 1; /* one byte past it tells */
+	discard = output_discarding(st);
+	if (!discard && (r == STEP_BLOCKED || st->dst < 0))
+		return STEP_BLOCKED; /* the destination, or a FIFO still waiting for its reader */
+	if (!discard && output_room(st) < OUTPUT_BUF)
+		want = (size_t)output_room(st) + 1; /* one byte past it tells */
 	do
-		n = read(st->src, st->buf, want);
+		n = read(st->src, discard ? output_scrap : st->buf, want);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
-		return STEP_IDLE; /* EAGAIN */
+		return r; /* EAGAIN */
 	if (n == 0) {
 		/* Every write end is closed: the program closed its stdout (and
 		 * goes on running), or the tree is gone. */
@@ -329,16 +399,12 @@ static enum step output_step(struct output_stream *st, int *exceeded)
 		}
 		return STEP_MOVED;
 	}
-	if (o->limit != UNITS_UNLIMITED && o->total + (uint64_t)n > o->limit) {
-		/* Exactly the bytes up to the limit are delivered. */
-		n = (ssize_t)(o->limit - o->total);
-		o->exceeded = 1;
-		*exceeded = 1;
+	if (discard) {
+		st->bytes += (uint64_t)n;
+		o->truncated |= output_which(st);
+	} else {
+		output_take(st, (size_t)n, exceeded);
 	}
-	o->total += (uint64_t)n;
-	st->bytes += (uint64_t)n;
-	st->off = 0;
-	st->len = (size_t)n;
 	return STEP_MOVED;
 }
 
@@ -352,24 +418,27 @@ static void output_fix_dst_io(struct output_stream *st)
 	}
 }
 
-/* Watch what the stream waits for. */
+/* Watch what the stream waits for: the destination while a chunk is
+ * buffered, the pipe when there is room for the next one (or it is
+ * discarded). A FIFO destination still unopened has its timer. */
 static void output_arm(struct output_stream *st, enum step r)
 {
 	struct output *o = st->out;
+	int pending = st->off < st->len;
 
-	if (r == STEP_CLOSED)
+	if (r == STEP_CLOSED || st->closed)
 		return;
-	if (r == STEP_BLOCKED && st->dst >= 0) {
-		output_stop_src(st);
+	if (pending && st->dst >= 0) {
 		output_fix_dst_io(st);
 		ev_io_start(o->loop, &st->dst_io);
-		return;
+	} else {
+		ev_io_stop(o->loop, &st->dst_io);
 	}
-	ev_io_stop(o->loop, &st->dst_io);
-	if (r == STEP_BLOCKED || st->src < 0 || o->exceeded)
-		output_stop_src(st);
-	else
+	if (st->src >= 0 && !o->exceeded &&
+	    ((!pending && st->dst >= 0) || output_discarding(st)))
 		ev_io_start(o->loop, &st->src_io);
+	else
+		output_stop_src(st);
 }
 
 static void output_stream_cb(struct ev_loop *loop, ev_io *w, int revents)
@@ -433,6 +502,8 @@ void output_start(struct output *o, void (*exceeded)(void *ctx), void (*done)(vo
 		ev_io_init(&st->dst_io, output_stream_cb, st->dst, EV_WRITE);
 		ev_timer_init(&st->retry, output_retry_cb, OUTPUT_RETRY_MIN, OUTPUT_RETRY_MIN);
 		st->src_io.data = st->dst_io.data = st->retry.data = st;
+		if (!st->counted)
+			continue;
 		if (st->open_err) {
 			/* The program was told (failed stdout): nothing to pump. */
 			output_close_stream(st);
@@ -440,9 +511,30 @@ void output_start(struct output *o, void (*exceeded)(void *ctx), void (*done)(vo
 		}
 		if (st->dst < 0)
 			ev_timer_start(o->loop, &st->retry);
-		else
-			ev_io_start(o->loop, &st->src_io);
+		output_arm(st, STEP_IDLE);
 	}
+}
+
+/* --truncate-output: what the pipes still hold, unread while a destination
+ * is slow, is the program's all the same; past a limit, it is truncated. */
+static void output_foresee(struct output *o)
+{
+	uint64_t queued[2] = {0, 0};
+
+	if (!o->lim.truncate)
+		return;
+	for (int i = 0; i < 2; i++) {
+		struct output_stream *st = &o->s[i];
+		int q = 0;
+
+		if (st->closed || st->src < 0 || ioctl(st->src, FIONREAD, &q) < 0 || q <= 0)
+			continue;
+		queued[i] = (uint64_t)q;
+		if (st->limit != UNITS_UNLIMITED && queued[i] > st->limit - st->kept)
+			o->truncated |= i ? LIMIT_STDERR : LIMIT_STDOUT;
+	}
+	if (o->lim.total != UNITS_UNLIMITED && queued[0] + queued[1] > o->lim.total - o->kept)
+		o->truncated |= LIMIT_OUTPUT;
 }
 
 int output_drain(struct output *o)
@@ -467,6 +559,7 @@ int output_drain(struct output *o)
 				break;
 		output_arm(st, r == STEP_MOVED ? STEP_IDLE : r);
 	}
+	output_foresee(o);
 	return exceeded || o->exceeded;
 }
 
@@ -535,7 +628,22 @@ int output_done(const struct output *o)
 
 uint64_t output_total(const struct output *o)
 {
-	return o->total;
+	return o->s[0].bytes + o->s[1].bytes;
+}
+
+uint64_t output_stream_bytes(const struct output *o, int which)
+{
+	return o->s[which].counted ? o->s[which].bytes : UNITS_UNLIMITED;
+}
+
+unsigned output_hit(const struct output *o)
+{
+	return o->hit;
+}
+
+unsigned output_truncated(const struct output *o)
+{
+	return o->truncated;
 }
 
 void output_close(struct output *o)

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: ISC
-// The program's stdout and stderr under --output-limit: pipes that proctord drains, counts and cuts.
+// The program's stdout and stderr under the output limits: pipes that proctord drains, counts and cuts.
 #ifndef PROCTOR_OUTPUT_H
 #define PROCTOR_OUTPUT_H
 
 #include <ev.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "sblimits.h"
 
 /* One chunk of a stream in flight: read from the program's pipe, not yet
  * taken by the destination. Never more than this per stream. */
@@ -31,6 +33,15 @@ struct output_dest {
 	int no_links; /* through no symbolic link at all (a box's DIR is the program's) */
 };
 
+/* The output limits: bytes of both streams together, of each on its own
+ * (UNITS_UNLIMITED: none), and what happens at a limit. */
+struct output_limits {
+	uint64_t total;     /* --output-limit */
+	uint64_t stream[2]; /* --stdout-limit, --stderr-limit */
+	int truncate;       /* --truncate-output: keep the bytes up to the limit,
+			     * discard the rest, and let the program go on */
+};
+
 enum output_kind {
 	OUTPUT_NONE,     /* not open (yet, for a FIFO without a reader) */
 	OUTPUT_FILE,     /* writes complete at once: regular files, block devices */
@@ -54,7 +65,11 @@ struct output_stream {
 	int open_err;          /* the destination cannot be opened: errno */
 	char *buf;
 	size_t off, len;       /* buf[off..len) is still to be written */
-	uint64_t bytes;        /* what the program wrote here, as counted */
+	uint64_t limit;        /* of this stream on its own */
+	uint64_t bytes;        /* what the program wrote here, as counted (past a
+				* kill's limit: not the byte that told) */
+	uint64_t kept;         /* of it, what goes to the destination */
+	int counted;           /* the stream passes through proctord */
 	int closed;            /* nothing more goes through */
 	ev_io src_io, dst_io;
 	ev_timer retry;
@@ -62,8 +77,11 @@ struct output_stream {
 
 struct output {
 	struct ev_loop *loop;
-	uint64_t limit, total;
-	int exceeded;          /* total reached past the limit */
+	struct output_limits lim;
+	uint64_t kept;         /* bytes of both streams that go to the destinations */
+	int exceeded;          /* past a limit (not with lim.truncate): the kill */
+	unsigned hit;          /* exceeded: the limit passed, LIMIT_STDOUT... */
+	unsigned truncated;    /* lim.truncate: the limits that discarded bytes */
 	int ending;            /* the tree is gone: deliver what is left, then close */
 	int done;
 	void (*exceeded_cb)(void *ctx);
@@ -73,15 +91,17 @@ struct output {
 	struct output_stream s[2]; /* stdout, stderr */
 };
 
-/* Create the two pipes and open the destinations. A destination that cannot
- * be opened is not an error here: the child reports it as "failed stdout" or
- * "failed stderr" (see output_open_error). Returns 0, or -1 with errno set
- * (no pipe could be made). */
-int output_open(struct output *o, struct ev_loop *loop, uint64_t limit,
+/* Create the pipes and open the destinations; a stream whose destination is
+ * NULL does not pass through proctord (no pipe, not counted). A destination
+ * that cannot be opened is not an error here: the child reports it as
+ * "failed stdout" or "failed stderr" (see output_open_error). Returns 0, or
+ * -1 with errno set (no pipe could be made). */
+int output_open(struct output *o, struct ev_loop *loop, const struct output_limits *lim,
 		const struct output_dest *out, const struct output_dest *err);
 
 /* The write end that becomes the program's descriptor 1 (which 0) or 2
- * (which 1), and whether its destination failed to open (errno, path). */
+ * (which 1), -1 for a stream that does not pass through proctord; and
+ * whether its destination failed to open (errno, path). */
 int output_child_fd(const struct output *o, int which);
 int output_open_error(const struct output *o, int which, const char **path);
 
@@ -103,7 +123,14 @@ int output_drain(struct output *o);
  * destinations (readers see end of file). */
 void output_end(struct output *o);
 int output_done(const struct output *o);
+/* Bytes the program wrote to both streams, and to one (UNITS_UNLIMITED for
+ * one that does not pass through proctord). */
 uint64_t output_total(const struct output *o);
+uint64_t output_stream_bytes(const struct output *o, int which);
+/* The limit passed (the kill's, LIMIT_STDOUT, LIMIT_STDERR or LIMIT_OUTPUT;
+ * 0 if none), and with lim.truncate those that discarded bytes (a set). */
+unsigned output_hit(const struct output *o);
+unsigned output_truncated(const struct output *o);
 
 void output_close(struct output *o);
 

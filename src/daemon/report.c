@@ -108,6 +108,32 @@ static json_t *report_status_json(const struct outcome *o, const struct limits *
 	return st;
 }
 
+/* What the report says of the output: the limits, each stream's count,
+ * the truncation and where the counts come from. */
+static void report_output_json(json_t *root, json_t *limits, json_t *sources,
+			       const struct report_final *f)
+{
+	const struct limits *l = f->limits;
+
+	json_object_set_new(limits, "output_bytes", report_limit(l->output_limit));
+	json_object_set_new(limits, "stdout_bytes", report_limit(l->stdout_limit));
+	json_object_set_new(limits, "stderr_bytes", report_limit(l->stderr_limit));
+	json_object_set_new(limits, "truncate_output", json_boolean(l->truncate_output));
+	json_object_set_new(root, "stdout_bytes", report_limit(f->stdout_bytes));
+	json_object_set_new(root, "stderr_bytes", report_limit(f->stderr_bytes));
+	json_object_set_new(root, "output_truncated",
+			    f->output_truncated < 0 ? json_null() : json_boolean(f->output_truncated));
+	json_object_set_new(
+		sources, "output_bytes",
+		json_string(f->output_bytes != UNITS_UNLIMITED
+				    ? "bytes the program wrote to stdout and stderr, counted in the "
+				      "pipes that proctord drains (--output-limit, --stdout-limit, "
+				      "--stderr-limit); a stream to /dev/null or with no limit is not "
+				      "counted"
+				    : "not counted: without an output limit the output passes "
+				      "straight to its destination"));
+}
+
 char *report_json_text(const struct report_final *f)
 {
 	const struct limits *l = f->limits;
@@ -123,7 +149,6 @@ char *report_json_text(const struct report_final *f)
 			   report_limit(l->memory_high), "pids", report_limit(l->pids),
 			   "cpus_milli", report_limit(l->cpus_milli), "grace_us",
 			   report_u64(l->grace_us));
-	json_object_set_new(limits, "output_bytes", report_limit(l->output_limit));
 	if (units_cpuset_empty(&l->cpuset)) {
 		json_object_set_new(limits, "cpuset", json_null());
 	} else {
@@ -145,7 +170,7 @@ char *report_json_text(const struct report_final *f)
 	for (size_t i = 0; i < f->n_not_enforced; i++)
 		json_array_append_new(unenforced, json_string(f->not_enforced[i]));
 	sources = json_pack(
-		"{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "cpu",
+		"{s:s, s:s, s:s, s:s, s:s, s:s}", "cpu",
 		f->src_cpu ? f->src_cpu
 			   : "rusage of every reaped process of the tree (exact once the tree has "
 			     "ended)",
@@ -158,13 +183,7 @@ char *report_json_text(const struct report_final *f)
 		"tree_kill",
 		f->src_kill ? f->src_kill
 			    : "SIGKILL to every descendant found through /proc (proctord is a "
-			      "subreaper)",
-		"output_bytes",
-		f->output_bytes != UNITS_UNLIMITED
-			? "bytes the program wrote to stdout and stderr, counted in the pipes that "
-			  "proctord drains (--output-limit)"
-			: "not counted: without --output-limit the output passes straight to its "
-			  "destination");
+			      "subreaper)");
 	root = json_pack("{s:i, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o, "
 			 "s:o, s:o}",
 			 "version", PROTO_JSON_VERSION, "type", "report", "status", report_status_json(f->outcome, l), "cpu_us",
@@ -180,6 +199,7 @@ char *report_json_text(const struct report_final *f)
 			 "sources", sources, "isolation", isolation);
 	if (!root)
 		return NULL;
+	report_output_json(root, limits, sources, f);
 	dumped = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(root);
 	if (!dumped)

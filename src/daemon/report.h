@@ -16,7 +16,9 @@ struct report_final {
 	const struct limits *limits;
 	uint64_t cpu_us, user_us, sys_us, wall_us;
 	uint64_t peak_memory;
-	uint64_t output_bytes; /* UNITS_UNLIMITED: not counted (no --output-limit) */
+	uint64_t output_bytes; /* UNITS_UNLIMITED: not counted (no output limit) */
+	uint64_t stdout_bytes, stderr_bytes; /* each stream's; UNITS_UNLIMITED: not counted */
+	int output_truncated;  /* --truncate-output discarded bytes; -1: nothing counted */
 	int interrupted; /* proctord was ended by a signal */
 	int have_oom;    /* oom_kills is known (a memory cgroup) */
 	uint64_t oom_kills;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -156,6 +157,9 @@ static void sandbox_write_report(void *ctx)
 		.wall_us = sv->end_us - sv->start_us,
 		.peak_memory = sv->measure.peak_bytes,
 		.output_bytes = sb->out ? output_total(sb->out) : UNITS_UNLIMITED,
+		.stdout_bytes = sb->out ? output_stream_bytes(sb->out, 0) : UNITS_UNLIMITED,
+		.stderr_bytes = sb->out ? output_stream_bytes(sb->out, 1) : UNITS_UNLIMITED,
+		.output_truncated = sb->out ? output_truncated(sb->out) != 0 : -1,
 		.interrupted = sv->interrupted,
 		.user = cfg->user,
 		.group = cfg->group,
@@ -564,13 +568,29 @@ static int step_announce(struct sandbox *sb, char *err, size_t errlen)
 	return 0;
 }
 
-/* --output-limit: stdout and stderr go through proctord, to where they would
- * have gone: the file or descriptor given, else proctord's own (daemonized:
- * /dev/null). */
+/* Whether a stream goes to the null device: what nobody can read is not
+ * counted, and not piped through proctord (it costs the program CPU time,
+ * which --cpu-time holds, and nobody's disk). A path is looked at, not
+ * opened: the child opens it as without a limit. */
+static int sandbox_stream_null(const char *path, int fd)
+{
+	struct stat st;
+	int r = path ? lstat(path, &st) : fstat(fd, &st);
+
+	return r == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3);
+}
+
+/* The output limits: a stream with a limit on it goes through proctord, to
+ * where it would have gone: the file or descriptor given, else proctord's
+ * own (daemonized: /dev/null, which is not counted). Standard error sent to
+ * standard output (stderr_to_stdout) is the same pipe, counted once. */
 static int step_output(struct sandbox *sb, char *err, size_t errlen)
 {
 	const struct options *o = sb->o;
-	struct output_dest d[2];
+	const struct limits *l = &o->cfg.limits;
+	struct output_limits lim = {l->output_limit, {l->stdout_limit, l->stderr_limit},
+				    l->truncate_output};
+	struct output_dest d[2], *dp[2] = {NULL, NULL};
 	int own[2] = {1, 2}, given[2] = {sb->out_fd, sb->err_fd};
 	const char *paths[2] = {o->cfg.stdout_path, o->cfg.stderr_path};
 	uid_t uid = 0;
@@ -579,8 +599,6 @@ static int step_output(struct sandbox *sb, char *err, size_t errlen)
 	 * host's for a mapped uid 0, through no link at all. */
 	int mapped = identity_box_root(&sb->iso, sb->box.active, &uid, &gid);
 
-	if (o->cfg.limits.output_limit == UNITS_UNLIMITED)
-		return 0;
 	for (int i = 0; i < 2; i++) {
 		d[i].fd = given[i] >= 0 ? given[i] : own[i];
 		d[i].uid = mapped ? uid : sb->box.active && sb->iso.set_uid ? sb->iso.uid : (uid_t)-1;
@@ -590,8 +608,13 @@ static int step_output(struct sandbox *sb, char *err, size_t errlen)
 			    : paths[i]	   ? paths[i]
 			    : o->daemonize ? "/dev/null"
 					   : NULL;
+		if ((lim.total != UNITS_UNLIMITED || lim.stream[i] != UNITS_UNLIMITED) &&
+		    !(i == 1 && o->cfg.stderr_to_stdout) && !sandbox_stream_null(d[i].path, d[i].fd))
+			dp[i] = &d[i];
 	}
-	if (output_open(&sb->output, sb->loop, o->cfg.limits.output_limit, &d[0], &d[1]) < 0) {
+	if (!dp[0] && !dp[1])
+		return 0;
+	if (output_open(&sb->output, sb->loop, &lim, dp[0], dp[1]) < 0) {
 		snprintf(err, errlen, "output pipes: %s", strerror(errno));
 		return EXIT_SETUP;
 	}
@@ -667,6 +690,7 @@ static void sandbox_spawn_config(struct sandbox *sb)
 	sc->stdin_fd = sb->in_fd;
 	sc->stdout_fd = sb->out_fd;
 	sc->stderr_fd = sb->err_fd;
+	sc->stderr_to_stdout = o->cfg.stderr_to_stdout;
 	sc->null_stdio = o->daemonize;
 	sc->stdio_reached[0] = o->cfg.stdin_path && box_reaches(&sb->box, o->cfg.stdin_path);
 	sc->stdio_reached[1] = o->cfg.stdout_path && box_reaches(&sb->box, o->cfg.stdout_path);
@@ -700,10 +724,12 @@ static void sandbox_spawn_config_more(struct sandbox *sb)
 {
 	struct spawn_config *sc = &sb->sc;
 
-	if (sb->out) {
+	if (sb->out && output_child_fd(sb->out, 0) >= 0) {
 		sc->stdout_fd = output_child_fd(sb->out, 0);
-		sc->stderr_fd = output_child_fd(sb->out, 1);
 		sc->stdout_err = output_open_error(sb->out, 0, &sc->stdout_path);
+	}
+	if (sb->out && output_child_fd(sb->out, 1) >= 0) {
+		sc->stderr_fd = output_child_fd(sb->out, 1);
 		sc->stderr_err = output_open_error(sb->out, 1, &sc->stderr_path);
 	}
 	if (sb->filter.insns)

@@ -62,7 +62,7 @@ enum sandbox_step {
 	SB_FIFOS,     /* DIR/wait and DIR/status, the inotify instance */
 	SB_PRIO,      /* proctord real-time */
 	SB_ANNOUNCE,  /* the directory printed */
-	SB_OUTPUT,    /* --output-limit's pipes */
+	SB_OUTPUT,    /* the output limits' pipes */
 	SB_FILTER,    /* --seccomp's filter, or the box's */
 	SB_LISTENER,  /* the socket pair for the filter's listener */
 	SB_PROGRAM,   /* the program started */
@@ -109,7 +109,7 @@ struct sandbox {
 	/* SB_PRIO */
 	struct prio prio;
 	/* SB_OUTPUT */
-	struct output output, *out; /* out: &output with --output-limit, else NULL */
+	struct output output, *out; /* out: &output when a stream is piped, else NULL */
 	/* SB_FILTER, SB_LISTENER */
 	struct sysfilter filter;
 	int filter_sv[2];	    /* the seccomp listener's socket pair, or -1 */

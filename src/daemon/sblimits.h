@@ -15,6 +15,9 @@ struct limits {
 	uint64_t nofile;        /* RLIMIT_NOFILE, soft = hard */
 	uint64_t stack;         /* RLIMIT_STACK */
 	uint64_t output_limit;  /* bytes of stdout + stderr, counted by proctord */
+	uint64_t stdout_limit;  /* bytes of stdout on its own */
+	uint64_t stderr_limit;  /* bytes of stderr on its own */
+	int truncate_output;    /* at an output limit, discard the rest: no kill */
 	uint64_t grace_us;      /* grace period of a terminating wait */
 	/* Tree limits that need a cgroup (without one: a warning, or an
 	 * error with --strict). */
@@ -25,6 +28,13 @@ struct limits {
 	/* The CPUs the tree may run on (a cpuset cgroup, else the affinity
 	 * the child sets before execve); empty: not pinned. */
 	struct units_cpuset cpuset;
+};
+
+/* Which output limit was passed (bits: truncation may come from several). */
+enum limits_output {
+	LIMIT_STDOUT = 1, /* stdout_limit */
+	LIMIT_STDERR = 2, /* stderr_limit */
+	LIMIT_OUTPUT = 4, /* output_limit, both streams together */
 };
 
 /* Everything unlimited; grace 50 ms. */

@@ -361,7 +361,10 @@ static void spawn_child_open_stdio(const struct spawn_plan *p, int errfd, int in
 		setfsuid(iso->uid);
 	spawn_child_stdio(errfd, 0, &p->stdio[0], p->c.null_stdio, in_box, STAGE_STDIN);
 	spawn_child_stdio(errfd, 1, &p->stdio[1], p->c.null_stdio, in_box, STAGE_STDOUT);
-	spawn_child_stdio(errfd, 2, &p->stdio[2], p->c.null_stdio, in_box, STAGE_STDERR);
+	if (!p->c.stderr_to_stdout)
+		spawn_child_stdio(errfd, 2, &p->stdio[2], p->c.null_stdio, in_box, STAGE_STDERR);
+	else if (dup2(1, 2) < 0)
+		spawn_report(errfd, STAGE_STDERR, errno, "standard output");
 	/* Back to root's rights for what is left to set up (the box). */
 	if (iso->set_uid)
 		setfsuid(0);

@@ -34,12 +34,13 @@ struct spawn_config {
 	const char *stdout_path;
 	const char *stderr_path;
 	/* A descriptor to use as it is instead of a path (an inherited
-	 * /dev/fd/N, or the pipe of --output-limit); -1 if none. */
+	 * /dev/fd/N, or the pipe of an output limit); -1 if none. */
 	int stdin_fd, stdout_fd, stderr_fd;
 	/* The destination proctord opened for the stream failed with this
 	 * errno: the child reports it as "failed stdout" or "failed stderr". */
 	int stdout_err, stderr_err;
 	int null_stdio;
+	int stderr_to_stdout; /* descriptor 2 is a copy of 1, once 1 is set up */
 	/* In a box: the path of stdin, stdout, stderr lies where the program
 	 * could have made it (box_reaches): a FIFO there is refused. */
 	int stdio_reached[3];

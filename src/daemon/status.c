@@ -100,8 +100,15 @@ static void killed_text(const struct outcome *o, const struct limits *l, char *b
 		snprintf(buf, len, "memory limit exceeded");
 		break;
 	case KILL_OUTPUT:
-		units_format_size(l->output_limit, v, sizeof v);
-		snprintf(buf, len, "output limit of %s exceeded", v);
+		units_format_size(o->output_hit == LIMIT_STDOUT	  ? l->stdout_limit
+				  : o->output_hit == LIMIT_STDERR ? l->stderr_limit
+								  : l->output_limit,
+				  v, sizeof v);
+		snprintf(buf, len, "%s limit of %s exceeded",
+			 o->output_hit == LIMIT_STDOUT	 ? "stdout"
+			 : o->output_hit == LIMIT_STDERR ? "stderr"
+							 : "output",
+			 v);
 		break;
 	case KILL_SYSCALL:
 		/* The name alone: clients read it as the text's first word. */
@@ -112,6 +119,35 @@ static void killed_text(const struct outcome *o, const struct limits *l, char *b
 	case KILL_COUNT:
 		snprintf(buf, len, "killed");
 		break;
+	}
+}
+
+/* --truncate-output: "stdout truncated at 1MiB", one clause per limit that
+ * discarded bytes, after sep; nothing if none did. */
+static void truncated_text(const struct outcome *o, const struct limits *l, const char *sep,
+			   char *buf, size_t len)
+{
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} cuts[] = {{LIMIT_OUTPUT, "output"}, {LIMIT_STDOUT, "stdout"}, {LIMIT_STDERR, "stderr"}};
+	size_t used = strlen(buf);
+
+	for (size_t i = 0; i < sizeof cuts / sizeof cuts[0] && used + 1 < len; i++) {
+		char v[32];
+		int n;
+
+		if (!(o->truncated & cuts[i].bit))
+			continue;
+		units_format_size(cuts[i].bit == LIMIT_STDOUT	? l->stdout_limit
+				  : cuts[i].bit == LIMIT_STDERR ? l->stderr_limit
+								: l->output_limit,
+				  v, sizeof v);
+		n = snprintf(buf + used, len - used, "%s%s truncated at %s", sep, cuts[i].name, v);
+		if (n < 0 || (size_t)n >= len - used)
+			break;
+		used += (size_t)n;
+		sep = ", ";
 	}
 }
 
@@ -153,6 +189,11 @@ void report_status_line(const struct outcome *o, const struct limits *l, char *b
 				 report_stage_name(o->stage), strerror(o->err));
 		break;
 	}
+	/* Not after a denied call's name, which clients read as the text's
+	 * first word. */
+	if (o->truncated && (o->kind == OUTCOME_EXITED || o->kind == OUTCOME_SIGNALED ||
+			     (o->kind == OUTCOME_KILLED && o->reason != KILL_SYSCALL)))
+		truncated_text(o, l, o->kind == OUTCOME_EXITED ? ": " : "; ", buf, len);
 	/* A status line is one line, whatever a path contained. */
 	for (char *p = buf; *p; p++)
 		if (*p == '\n' || *p == '\r')

@@ -28,6 +28,8 @@ struct outcome {
 	int err;                /* OUTCOME_FAILED: errno */
 	char what[256];         /* OUTCOME_FAILED: the path or name concerned;
 				 * KILL_SYSCALL: the system call's name */
+	unsigned output_hit;    /* KILL_OUTPUT: the limit passed (LIMIT_STDOUT...) */
+	unsigned truncated;     /* the limits that truncated the output (a set) */
 };
 
 /* Largest response: well under PIPE_BUF so that one write() is atomic. */

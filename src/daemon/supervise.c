@@ -183,6 +183,10 @@ static void supervise_set_outcome(struct supervisor *s, int wstatus)
 	report_outcome_from_wait(&s->outcome, wstatus, s->kill_reason);
 	if (s->kill_reason == KILL_SYSCALL)
 		strlcpy(s->outcome.what, s->syscall, sizeof s->outcome.what);
+	if (s->output) {
+		s->outcome.output_hit = output_hit(s->output);
+		s->outcome.truncated = output_truncated(s->output);
+	}
 }
 
 /* The init's report of the program's end (PID namespace): the program has

@@ -43,7 +43,7 @@
  * descriptor and it is closed; no terminating wait is needed.
  *
  * Kills are for a limit (timers), the terminating wait, the output limit
- * (output.c) or a denied system call (sysfilter.c). With --output-limit the
+ * (output.c) or a denied system call (sysfilter.c). With an output limit the
  * final answer waits in ENDED until the output left in the pipes is delivered.
  */
 /* The signals that end proctord cleanly (grace, kill, clean-up, exit 4). */
@@ -70,7 +70,7 @@ enum sv_event {
 	SV_EV_GRACE,       /* the grace period is over */
 	SV_EV_SWEEP,       /* time to look for leftovers again */
 	SV_EV_OOM,         /* the cgroup's memory events changed */
-	SV_EV_OUTPUT_OVER, /* the output passed --output-limit */
+	SV_EV_OUTPUT_OVER, /* the output passed an output limit (not --truncate-output) */
 	SV_EV_OUTPUT_DONE, /* the output left after the end is delivered */
 	SV_EV_SYSCALL,     /* a denied system call (its name in s->denied) */
 	SV_EV_SIGNAL,      /* one of the signals that end proctord */
@@ -109,7 +109,7 @@ struct supervisor {
 	ev_timer oom_timer;        /* reads the OOM count again (v1 counts late) */
 	unsigned oom_rechecks;
 	struct fifo *fifo;
-	struct output *output;     /* NULL without --output-limit */
+	struct output *output;     /* NULL when no stream passes through proctord */
 	struct sysfilter_watch sysfilter; /* .loop NULL without --seccomp */
 	char syscall[64];          /* the denied call that ended the program */
 	const char *denied;        /* SV_EV_SYSCALL's call, while it is handled */

@@ -274,6 +274,35 @@ static void memory_high_above_memory_max_is_refused(void **state)
 	config_free(&c);
 }
 
+/* The output keys load; stderr_to_stdout leaves stderr nothing of its own. */
+static void output_keys_load_and_stderr_to_stdout_excludes_stderr(void **state)
+{
+	struct config c;
+	char err[1024];
+
+	assert_string_equal(load(&c,
+				 "stdout_limit = 1KiB\nstderr_limit = 0\ntruncate_output = yes\n"
+				 "stderr_to_stdout = no\n",
+				 NULL),
+			    "");
+	assert_int_equal(c.limits.stdout_limit, 1024);
+	assert_int_equal(c.limits.stderr_limit, 0);
+	assert_true(c.limits.truncate_output);
+	assert_false(c.stderr_to_stdout);
+	assert_int_equal(config_validate(&c, err, sizeof err), 0);
+	config_free(&c);
+	assert_string_equal(load(&c, "stderr_limit = 1K\n[x]\nstderr_to_stdout = yes\n", "x"), "");
+	assert_int_equal(config_validate(&c, err, sizeof err), -1);
+	assert_non_null(strstr(err, ":3 [x]) and stderr_limit ("));
+	config_free(&c);
+	assert_string_equal(load(&c, "stderr = /x\nstderr_to_stdout = yes\n", NULL), "");
+	assert_int_equal(config_validate(&c, err, sizeof err), -1);
+	assert_non_null(strstr(err, "and stderr ("));
+	config_free(&c);
+	assert_non_null(strstr(load(&c, "stdout_limit = lots\n", NULL), ":1: stdout_limit = lots:"));
+	config_free(&c);
+}
+
 static void zero_is_refused_where_it_would_kill_at_once(void **state)
 {
 	static const char *const refused[] = {"cpu_time", "wall_time", "memory_max",
@@ -359,6 +388,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(global_keys_apply_without_a_profile),
+		cmocka_unit_test(output_keys_load_and_stderr_to_stdout_excludes_stderr),
 		cmocka_unit_test(a_profile_overrides_the_global_keys),
 		cmocka_unit_test(inheritance_is_applied_farthest_first),
 		cmocka_unit_test(the_default_profile_is_taken_when_present),

@@ -70,8 +70,14 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Open with both streams going to memfds (regular files). */
-static void open_files(struct fixture *fx, uint64_t limit)
+/* The limits of the tests: both streams together, nothing on each alone. */
+static struct output_limits total_limit(uint64_t limit)
+{
+	return (struct output_limits){limit, {UNITS_UNLIMITED, UNITS_UNLIMITED}, 0};
+}
+
+/* Open with both streams going to memfds (regular files), under lim. */
+static void open_files_lim(struct fixture *fx, const struct output_limits *lim)
 {
 	struct output_dest d[2];
 
@@ -80,13 +86,20 @@ static void open_files(struct fixture *fx, uint64_t limit)
 		assert_true(fx->dst[i] >= 0);
 		d[i] = (struct output_dest){.path = NULL, .fd = fx->dst[i]};
 	}
-	assert_int_equal(output_open(&fx->o, fx->loop, limit, &d[0], &d[1]), 0);
+	assert_int_equal(output_open(&fx->o, fx->loop, lim, &d[0], &d[1]), 0);
 	fx->opened = 1;
+}
+
+static void open_files(struct fixture *fx, uint64_t limit)
+{
+	struct output_limits lim = total_limit(limit);
+
+	open_files_lim(fx, &lim);
 }
 
 /* Open with stdout into a pipe of pipe_size bytes (the test holds its read
  * end, non-blocking) and stderr into a memfd. */
-static void open_pipe(struct fixture *fx, uint64_t limit, int pipe_size)
+static void open_pipe_lim(struct fixture *fx, const struct output_limits *lim, int pipe_size)
 {
 	struct output_dest d[2];
 	int p[2];
@@ -99,9 +112,16 @@ static void open_pipe(struct fixture *fx, uint64_t limit, int pipe_size)
 	fx->dst[1] = memfd_create("stderr", MFD_CLOEXEC);
 	assert_true(fx->dst[1] >= 0);
 	d[1] = (struct output_dest){.path = NULL, .fd = fx->dst[1]};
-	assert_int_equal(output_open(&fx->o, fx->loop, limit, &d[0], &d[1]), 0);
+	assert_int_equal(output_open(&fx->o, fx->loop, lim, &d[0], &d[1]), 0);
 	close(p[1]); /* output has its own */
 	fx->opened = 1;
+}
+
+static void open_pipe(struct fixture *fx, uint64_t limit, int pipe_size)
+{
+	struct output_limits lim = total_limit(limit);
+
+	open_pipe_lim(fx, &lim, pipe_size);
 }
 
 /* The program starts: it keeps copies of the write ends, as it would hold
@@ -320,6 +340,152 @@ static void test_gone_reader_closes_the_stream(void **state)
 	assert_int_equal(fx->done, 1);
 }
 
+/* A stream's own limit: that stream is cut, and the kill names it. */
+static void test_stream_limit_is_its_own(void **state)
+{
+	struct fixture *fx = *state;
+	struct output_limits lim = {UNITS_UNLIMITED, {10, UNITS_UNLIMITED}, 0};
+
+	open_files_lim(fx, &lim);
+	start(fx);
+	put(fx, 1, 'e', 100);
+	spin(fx, 8);
+	assert_int_equal(fx->exceeded, 0);
+	put(fx, 0, 'o', 25);
+	spin(fx, 8);
+	assert_int_equal(fx->exceeded, 1);
+	assert_int_equal(output_hit(&fx->o), LIMIT_STDOUT);
+	assert_int_equal(file_size(fx, 0, 'o'), 10);
+	assert_int_equal(file_size(fx, 1, 'e'), 100);
+	assert_int_equal(output_stream_bytes(&fx->o, 0), 10);
+	assert_int_equal(output_stream_bytes(&fx->o, 1), 100);
+}
+
+/* --truncate-output: the first bytes are kept, the rest is read and
+ * dropped, no kill, and the other stream goes on. */
+static void test_truncate_keeps_the_first_bytes(void **state)
+{
+	struct fixture *fx = *state;
+	struct output_limits lim = {UNITS_UNLIMITED, {10, UNITS_UNLIMITED}, 1};
+
+	open_files_lim(fx, &lim);
+	start(fx);
+	put(fx, 0, 'o', 10);
+	spin(fx, 8);
+	assert_int_equal(output_truncated(&fx->o), 0); /* exactly the limit */
+	put(fx, 0, 'o', 1);
+	spin(fx, 8);
+	assert_int_equal(output_truncated(&fx->o), LIMIT_STDOUT);
+	put(fx, 0, 'o', 50000);
+	put(fx, 1, 'e', 70);
+	spin(fx, 8);
+	assert_int_equal(fx->exceeded, 0);
+	assert_int_equal(output_hit(&fx->o), 0);
+	assert_int_equal(file_size(fx, 0, 'o'), 10);
+	assert_int_equal(file_size(fx, 1, 'e'), 70);
+	assert_int_equal(output_stream_bytes(&fx->o, 0), 50011);
+	assert_int_equal(output_total(&fx->o), 50081);
+}
+
+/* The total truncates both streams, and says it was the total. */
+static void test_truncate_total(void **state)
+{
+	struct fixture *fx = *state;
+	struct output_limits lim = {10, {UNITS_UNLIMITED, UNITS_UNLIMITED}, 1};
+
+	open_files_lim(fx, &lim);
+	start(fx);
+	put(fx, 0, 'o', 6);
+	spin(fx, 8);
+	put(fx, 1, 'e', 6);
+	spin(fx, 8);
+	put(fx, 0, 'o', 3);
+	spin(fx, 8);
+	assert_int_equal(fx->exceeded, 0);
+	assert_int_equal(output_truncated(&fx->o), LIMIT_OUTPUT);
+	assert_int_equal(file_size(fx, 0, 'o'), 6);
+	assert_int_equal(file_size(fx, 1, 'e'), 4);
+	assert_int_equal(output_total(&fx->o), 15);
+}
+
+/* Past the limit the program is not held up by a destination that has
+ * not taken the kept bytes yet: what follows is dropped at once. */
+static void test_truncate_never_waits_for_the_destination(void **state)
+{
+	struct fixture *fx = *state;
+	struct output_limits lim = {UNITS_UNLIMITED, {5000, UNITS_UNLIMITED}, 1};
+
+	open_pipe_lim(fx, &lim, 4096);
+	start(fx);
+	put(fx, 0, 'o', 6000);
+	spin(fx, 8);
+	/* The 64 KiB pipe of the program would refuse the second put (put
+	 * asserts that a non-blocking write goes through). */
+	for (int i = 0; i < 4; i++) {
+		put(fx, 0, 'o', 60000);
+		spin(fx, 8);
+	}
+	assert_int_equal(output_stream_bytes(&fx->o, 0), 246000);
+	assert_int_equal(output_truncated(&fx->o), LIMIT_STDOUT);
+	program_exits(fx);
+	output_end(&fx->o);
+	{
+		size_t got = 0;
+
+		for (int i = 0; i < 1000 && !fx->done; i++) {
+			got += pipe_take(fx);
+			spin(fx, 1);
+		}
+		got += pipe_take(fx);
+		assert_int_equal(got, 5000);
+	}
+	assert_int_equal(fx->done, 1);
+}
+
+/* The main process ended with bytes past the limit still in its pipe
+ * behind a slow destination: truncated already, before they are read. */
+static void test_drain_foresees_truncation(void **state)
+{
+	struct fixture *fx = *state;
+	struct output_limits lim = {UNITS_UNLIMITED, {70000, UNITS_UNLIMITED}, 1};
+
+	open_pipe_lim(fx, &lim, 4096);
+	start(fx);
+	put(fx, 0, 'o', 60000);
+	spin(fx, 8);
+	put(fx, 0, 'o', 20000);
+	spin(fx, 8);
+	assert_int_equal(output_truncated(&fx->o), 0);
+	assert_int_equal(output_drain(&fx->o), 0);
+	assert_int_equal(output_truncated(&fx->o), LIMIT_STDOUT);
+}
+
+/* A stream with no destination given does not pass through proctord. */
+static void test_stream_not_counted(void **state)
+{
+	struct fixture *fx = *state;
+	struct output_limits lim = total_limit(10);
+	struct output_dest d;
+
+	fx->dst[0] = memfd_create("stdout", MFD_CLOEXEC);
+	assert_true(fx->dst[0] >= 0);
+	d = (struct output_dest){.path = NULL, .fd = fx->dst[0]};
+	assert_int_equal(output_open(&fx->o, fx->loop, &lim, &d, NULL), 0);
+	fx->opened = 1;
+	assert_true(output_child_fd(&fx->o, 0) >= 0);
+	assert_int_equal(output_child_fd(&fx->o, 1), -1);
+	fx->prog[0] = fcntl(output_child_fd(&fx->o, 0), F_DUPFD_CLOEXEC, 3);
+	output_start(&fx->o, on_exceeded, on_done, fx);
+	put(fx, 0, 'o', 7);
+	spin(fx, 8);
+	assert_int_equal(output_stream_bytes(&fx->o, 1), UNITS_UNLIMITED);
+	assert_int_equal(output_total(&fx->o), 7);
+	program_exits(fx);
+	output_end(&fx->o);
+	assert_int_equal(fx->done, 1);
+	assert_int_equal(file_size(fx, 0, 'o'), 7);
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -328,6 +494,9 @@ int main(void)
 	    T(test_limit_reached_is_not_exceeded),    T(test_drain_moves_what_the_pipes_hold),
 	    T(test_drain_reports_the_limit_itself),   T(test_end_with_empty_pipes_is_done_at_once),
 	    T(test_done_waits_for_the_destination),   T(test_gone_reader_closes_the_stream),
+	    T(test_stream_limit_is_its_own),          T(test_truncate_keeps_the_first_bytes),
+	    T(test_truncate_total),                   T(test_truncate_never_waits_for_the_destination),
+	    T(test_drain_foresees_truncation),        T(test_stream_not_counted),
 	};
 #undef T
 

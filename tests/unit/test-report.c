@@ -86,6 +86,63 @@ static void output_and_syscall_kills(void **state)
 	assert_string_equal(buf, "killed syscall: keyctl");
 }
 
+/* A stream's own limit is named; --truncate-output's cuts follow the text
+ * (not after a denied call's name). */
+static void output_limits_name_the_stream_and_the_truncation(void **state)
+{
+	struct outcome o;
+	struct limits l;
+	char buf[REPORT_STATUS_MAX];
+
+	limits_init(&l);
+	l.output_limit = 1u << 20;
+	l.stdout_limit = 768u << 10;
+	l.stderr_limit = 1024;
+	report_outcome_from_wait(&o, SIGNALED(SIGKILL), KILL_OUTPUT);
+	o.output_hit = LIMIT_STDERR;
+	report_status_line(&o, &l, buf, sizeof buf);
+	assert_string_equal(buf, "killed output: stderr limit of 1KiB exceeded");
+	report_outcome_from_wait(&o, EXITED(0), KILL_NONE);
+	o.truncated = LIMIT_OUTPUT | LIMIT_STDOUT;
+	report_status_line(&o, &l, buf, sizeof buf);
+	assert_string_equal(buf, "exited 0: output truncated at 1MiB, stdout truncated at 768KiB");
+	report_outcome_from_wait(&o, SIGNALED(SIGSEGV), KILL_NONE);
+	o.truncated = LIMIT_STDERR;
+	report_status_line(&o, &l, buf, sizeof buf);
+	assert_string_equal(buf, "signaled SIGSEGV: segmentation fault; stderr truncated at 1KiB");
+	report_outcome_from_wait(&o, SIGNALED(SIGKILL), KILL_SYSCALL);
+	strcpy(o.what, "keyctl");
+	o.truncated = LIMIT_STDOUT;
+	report_status_line(&o, &l, buf, sizeof buf);
+	assert_string_equal(buf, "killed syscall: keyctl");
+}
+
+/* The report's output fields: each stream's count, null for one not
+ * counted, and whether anything was discarded. */
+static void report_counts_each_stream(void **state)
+{
+	struct outcome o;
+	struct limits l;
+	struct report_final f = {.limits = &l, .outcome = &o, .uid = -1, .gid = -1};
+	char *text;
+
+	limits_init(&l);
+	l.stdout_limit = 10;
+	l.truncate_output = 1;
+	report_outcome_from_wait(&o, EXITED(0), KILL_NONE);
+	f.output_bytes = f.stdout_bytes = 25;
+	f.stderr_bytes = UNITS_UNLIMITED;
+	f.output_truncated = 1;
+	text = report_json_text(&f);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\"stdout_bytes\": 25,"));
+	assert_non_null(strstr(text, "\"stderr_bytes\": null,"));
+	assert_non_null(strstr(text, "\"output_truncated\": true,"));
+	assert_non_null(strstr(text, "\"stdout_bytes\": 10,"));
+	assert_non_null(strstr(text, "\"truncate_output\": true"));
+	free(text);
+}
+
 static void failures_name_stage_and_path(void **state)
 {
 	struct outcome o = {.kind = OUTCOME_FAILED, .stage = STAGE_EXEC, .err = ENOENT};
@@ -147,6 +204,8 @@ static char *json_for(const struct limits *l, const char *user)
 	f.cpu_us = UINT64_C(9223372036854775807);
 	f.wall_us = UINT64_C(9223372036854775808);
 	f.output_bytes = UNITS_UNLIMITED;
+	f.stdout_bytes = f.stderr_bytes = UNITS_UNLIMITED;
+	f.output_truncated = -1;
 	return report_json_text(&f);
 }
 
@@ -255,6 +314,8 @@ int main(void)
 		cmocka_unit_test(report_names_the_cpuset),
 		cmocka_unit_test(proctord_kills_name_their_reason),
 		cmocka_unit_test(output_and_syscall_kills),
+		cmocka_unit_test(output_limits_name_the_stream_and_the_truncation),
+		cmocka_unit_test(report_counts_each_stream),
 		cmocka_unit_test(failures_name_stage_and_path),
 		cmocka_unit_test(invalid_answers_echo_the_request_safely),
 		cmocka_unit_test(response_is_three_lines),
