@@ -158,7 +158,9 @@ static void options_usage(FILE *out)
 		"Exit status: 0 once the terminating wait has been answered (--check: all\n"
 		"asked for can be honoured); 1 internal error; 2 usage or configuration\n"
 		"error; 3 set-up failure (--check: something cannot be honoured); 4 ended\n"
-		"by SIGTERM, SIGINT, SIGHUP or SIGQUIT. The protocol: proctor-protocol(7).\n");
+		"by SIGTERM, SIGINT, SIGHUP or SIGQUIT: the first is passed on to the\n"
+		"program and starts the grace, the second ends it. The protocol:\n"
+		"proctor-protocol(7).\n");
 }
 
 struct cmdline_value {

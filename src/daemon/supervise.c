@@ -423,25 +423,46 @@ static void supervise_begin_grace(struct supervisor *s)
 	ptimer_arm(&s->grace_timer, s->limits.grace_us * 1000u);
 }
 
-/* The signals: proctord is interrupted (exit 4) whatever the state. */
-static void supervise_sig_grace(struct supervisor *s)
+/*
+ * The signals (SIGTERM, SIGINT, SIGHUP, SIGQUIT: a ^C at the terminal, an
+ * operator, systemd) climb a ladder, one rung each, whatever started the
+ * grace: the first is passed on to the program's process group, as a
+ * terminal would, so that it can save its state and end within the grace;
+ * the second ends the grace (the tree is killed); the third, while the tree
+ * is being killed, kills what is left at once rather than at the sweep's
+ * next turn. proctord is interrupted (exit 4) from the first.
+ */
+static void supervise_sig_pass(struct supervisor *s)
 {
 	s->interrupted = 1;
-	supervise_begin_grace(s);
+	/* The group may be gone already (the program ended, SIGCHLD not yet
+	 * taken): ESRCH is no error. In a box the group is the init's, which
+	 * takes no signal from outside its namespace but SIGKILL. */
+	if (kill(-s->child.pid, s->signo) < 0 && errno != ESRCH)
+		log_warn("passing SIG%s on to the program", sigabbrev_np(s->signo));
+	/* A client's grace runs its course; a signal's starts now. */
+	if (s->state == SV_RUNNING)
+		ptimer_arm(&s->grace_timer, s->limits.grace_us * 1000u);
+	s->state = SV_SIGNALED;
 }
 
-/* A second signal cuts the grace period short; a first one during a grace a
- * client started lets it run its course. */
+/* SIGNALED -> KILLING: the second signal ends the grace. */
 static void supervise_sig_cut(struct supervisor *s)
 {
-	int again = s->interrupted;
-
-	s->interrupted = 1;
-	if (again)
-		supervise_kill(s, KILL_TERMINATE);
+	supervise_kill(s, KILL_TERMINATE);
 }
 
-/* Killing or sweeping: supervise_end stops the loop. */
+/* KILLING, SWEEPING: kill the leftovers again now, and look again soon. */
+static void supervise_sig_kill(struct supervisor *s)
+{
+	s->interrupted = 1;
+	supervise_kill_tree(s);
+	ev_timer_stop(s->loop, &s->sweep_timer);
+	ev_timer_set(&s->sweep_timer, SWEEP_INTERVAL, SWEEP_INTERVAL);
+	ev_timer_start(s->loop, &s->sweep_timer);
+}
+
+/* DONE: the loop is stopping already. */
 static void supervise_sig_mark(struct supervisor *s)
 {
 	s->interrupted = 1;
@@ -488,23 +509,23 @@ static void supervise_final_delivered(struct supervisor *s)
  * columns states; the C table below is the same, by state, and the unit
  * test test-supervise checks that the two agree.
  *
- *              RUNNING   GRACE     KILLING   SWEEPING  ENDED     REPORTED  DONE
- * child        reap      reap      reap      reap      reap      reap      reap
- * main-gone    ended     ended     ended     -         -         -         -
- * setup        exec      exec      exec      exec      exec      exec      exec
- * wall         wall      wall      -         -         -         -         -
- * cpu          cpu       cpu       -         -         -         -         -
- * grace        -         term      -         -         -         -         -
- * sweep        -         -         kill-more sweep     -         -         -
- * oom          oom       oom       count     count     count     count     count
- * output-over  output    output    -         -         -         -         -
- * output-done  -         -         -         -         kick      -         -
- * syscall      syscall   syscall   -         -         -         -         -
- * signal       sig-grace sig-cut   sig-mark  sig-mark  sig-stop  sig-stop  sig-mark
- * terminate    grace     -         -         -         -         -         -
- * answer       reap      reap      reap      -         -         -         -
- * final        -         -         -         -         report    -         -
- * delivered    -         -         -         -         -         stop      -
+ *              RUNNING   GRACE     SIGNALED  KILLING   SWEEPING  ENDED     REPORTED  DONE
+ * child        reap      reap      reap      reap      reap      reap      reap      reap
+ * main-gone    ended     ended     ended     ended     -         -         -         -
+ * setup        exec      exec      exec      exec      exec      exec      exec      exec
+ * wall         wall      wall      wall      -         -         -         -         -
+ * cpu          cpu       cpu       cpu       -         -         -         -         -
+ * grace        -         term      term      -         -         -         -         -
+ * sweep        -         -         -         kill-more sweep     -         -         -
+ * oom          oom       oom       oom       count     count     count     count     count
+ * output-over  output    output    output    -         -         -         -         -
+ * output-done  -         -         -         -         -         kick      -         -
+ * syscall      syscall   syscall   syscall   -         -         -         -         -
+ * signal       sig-pass  sig-pass  sig-cut   sig-kill  sig-kill  sig-stop  sig-stop  sig-mark
+ * terminate    grace     -         -         -         -         -         -         -
+ * answer       reap      reap      reap      reap      -         -         -         -
+ * final        -         -         -         -         -         report    -         -
+ * delivered    -         -         -         -         -         -         stop      -
  *
  * reap: collect what ended; the main process's end is main-gone, at once.
  * ended: -> SWEEPING, the verdict from its wait status (or the kill's
@@ -514,7 +535,10 @@ static void supervise_final_delivered(struct supervisor *s)
  * then -> KILLING for that reason unless the program has ended meanwhile.
  * kill-more, sweep: kill the leftovers again (sweep: -> ENDED once none is
  * left; ENDED tells the FIFOs). grace: -> GRACE. sig-*: mark proctord
- * interrupted; sig-cut kills if it was already, sig-stop ends the loop.
+ * interrupted; sig-pass passes the signal on to the program's process
+ * group (-> SIGNALED, the grace armed unless a client's runs already),
+ * sig-cut ends the grace (-> KILLING), sig-kill kills the leftovers again
+ * at once, sig-stop ends the loop.
  * report: -> REPORTED, the --report file is written. stop: -> DONE.
  * With --end-fd, ended (once in ENDED) and kick also announce the end when
  * the output is delivered: the report (-> REPORTED), one byte on the
@@ -539,7 +563,7 @@ struct sv_action {
 #define REAP A(reap, "reap")
 #define EXEC A(check_exec, "exec")
 #define COUNT A(oom_count, "count")
-/* What RUNNING and GRACE have in common. */
+/* What RUNNING, GRACE and SIGNALED have in common. */
 #define RUNNING_OR_GRACE                                \
 	[SV_EV_CHILD] = REAP,                           \
 	[SV_EV_MAIN_GONE] = A(main_ended, "ended"),     \
@@ -554,10 +578,15 @@ struct sv_action {
 static const struct sv_action supervise_actions[SV_N_STATES][SV_N_EVENTS] = {
 	[SV_RUNNING] = {
 		RUNNING_OR_GRACE,
-		[SV_EV_SIGNAL] = A(sig_grace, "sig-grace"),
+		[SV_EV_SIGNAL] = A(sig_pass, "sig-pass"),
 		[SV_EV_TERMINATE] = A(begin_grace, "grace"),
 	},
 	[SV_GRACE] = {
+		RUNNING_OR_GRACE,
+		[SV_EV_GRACE] = A(kill_term, "term"),
+		[SV_EV_SIGNAL] = A(sig_pass, "sig-pass"),
+	},
+	[SV_SIGNALED] = {
 		RUNNING_OR_GRACE,
 		[SV_EV_GRACE] = A(kill_term, "term"),
 		[SV_EV_SIGNAL] = A(sig_cut, "sig-cut"),
@@ -568,7 +597,7 @@ static const struct sv_action supervise_actions[SV_N_STATES][SV_N_EVENTS] = {
 		[SV_EV_SETUP] = EXEC,
 		[SV_EV_SWEEP] = A(kill_more, "kill-more"),
 		[SV_EV_OOM] = COUNT,
-		[SV_EV_SIGNAL] = A(sig_mark, "sig-mark"),
+		[SV_EV_SIGNAL] = A(sig_kill, "sig-kill"),
 		[SV_EV_ANSWER] = REAP,
 	},
 	[SV_SWEEPING] = {
@@ -576,7 +605,7 @@ static const struct sv_action supervise_actions[SV_N_STATES][SV_N_EVENTS] = {
 		[SV_EV_SETUP] = EXEC,
 		[SV_EV_SWEEP] = A(sweep_more, "sweep"),
 		[SV_EV_OOM] = COUNT,
-		[SV_EV_SIGNAL] = A(sig_mark, "sig-mark"),
+		[SV_EV_SIGNAL] = A(sig_kill, "sig-kill"),
 	},
 	[SV_ENDED] = {
 		[SV_EV_CHILD] = REAP,
@@ -621,6 +650,7 @@ static void supervise_dispatch(struct supervisor *s, enum sv_event ev)
 static const char *const supervise_state_names[SV_N_STATES] = {
 	[SV_RUNNING] = "RUNNING",
 	[SV_GRACE] = "GRACE",
+	[SV_SIGNALED] = "SIGNALED",
 	[SV_KILLING] = "KILLING",
 	[SV_SWEEPING] = "SWEEPING",
 	[SV_ENDED] = "ENDED",
@@ -743,8 +773,11 @@ void supervise_end_sigset(sigset_t *set)
 
 static void supervise_signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 {
+	struct supervisor *s = w->data;
+
 	log_warnx("received SIG%s: ending the program", sigabbrev_np(w->signum));
-	supervise_dispatch(w->data, SV_EV_SIGNAL);
+	s->signo = w->signum;
+	supervise_dispatch(s, SV_EV_SIGNAL);
 }
 
 /*

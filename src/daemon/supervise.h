@@ -25,10 +25,12 @@
  * call filter, a signal, the FIFOs). supervise.c has the whole table of
  * what each event does in each state; in short:
  *
- * RUNNING  --terminating wait or SIGTERM--> GRACE
- * RUNNING, GRACE --limit, grace over--> KILLING (tree SIGKILLed, main not yet reaped;
+ * RUNNING  --terminating wait--> GRACE
+ * RUNNING, GRACE --SIGTERM, SIGINT...: passed on to the program--> SIGNALED
+ * SIGNALED --a second signal--> KILLING
+ * RUNNING, GRACE, SIGNALED --limit, grace over--> KILLING (tree SIGKILLed, main not yet reaped;
  *                                       the verdict is decided: answers say killed)
- * RUNNING, GRACE, KILLING --main reaped (in a PID namespace: its init)--> SWEEPING (leftovers killed until none is left)
+ * RUNNING, GRACE, SIGNALED, KILLING --main reaped (in a PID namespace: its init)--> SWEEPING (leftovers killed until none is left)
  * SWEEPING --no descendant left--> ENDED (figures frozen)
  * ENDED --the final answer is due--> REPORTED (report() called: the report is in place)
  * REPORTED --final answer delivered--> DONE (loop stops)
@@ -53,6 +55,7 @@ extern const int supervise_end_signals[SUPERVISE_N_END_SIGNALS];
 enum sv_state {
 	SV_RUNNING,
 	SV_GRACE,
+	SV_SIGNALED,
 	SV_KILLING,
 	SV_SWEEPING,
 	SV_ENDED,
@@ -113,6 +116,7 @@ struct supervisor {
 	struct sysfilter_watch sysfilter; /* .loop NULL without --seccomp */
 	char syscall[64];          /* the denied call that ended the program */
 	const char *denied;        /* SV_EV_SYSCALL's call, while it is handled */
+	int signo;                 /* SV_EV_SIGNAL's signal, while it is handled */
 	ev_signal sigchld;
 	ev_signal sigend[SUPERVISE_N_END_SIGNALS]; /* SIGTERM and the others that end it */
 	ev_io err_io;
