@@ -23,6 +23,7 @@ enum {
 	OPT_DAEMONIZE,
 	OPT_TTY_FOREGROUND,
 	OPT_END_FD,
+	OPT_END_ON_EOF,
 	OPT_REPORT_FD,
 };
 
@@ -68,9 +69,13 @@ static void options_usage(FILE *out)
 		"  --end-fd N           once the program has ended and the report is\n"
 		"                       written, write one byte to inherited descriptor N,\n"
 		"                       close it, and end without a terminating wait\n"
+		"  --end-on-eof N       end as a terminating wait would (grace, kill, exit\n"
+		"                       4) once no writer is left on inherited pipe or\n"
+		"                       socket N: the caller that holds its other end died\n"
 		"  --report-fd N        write the report to inherited descriptor N too,\n"
 		"                       whatever becomes of --report FILE\n"
-		"\n"
+		"\n");
+	fprintf(out,
 		"Limits (whole tree unless noted; default unlimited):\n"
 		"  --cpu-time DURATION  CPU time (user + system) of the whole tree\n"
 		"  --wall-time DURATION wall-clock time since start\n"
@@ -98,7 +103,7 @@ static void options_usage(FILE *out)
 		"                       cgroup, the cgroup limits above are a warning, or an\n"
 		"                       error with --strict\n"
 		"\n");
-	/* Two strings: C99 compilers need take only 4095 characters in one. */
+	/* Several strings: C99 compilers need take only 4095 characters in one. */
 	fprintf(out,
 		"Program:\n"
 		"  --stdin FILE         standard input from FILE (a file or FIFO)\n"
@@ -172,7 +177,7 @@ struct cmdline_value {
 /* getopt's table: the configuration keys, then proctord's own options. */
 static const struct option *options_table(void)
 {
-	static struct option long_options[CONFIG_MAX_KEYS + 10];
+	static struct option long_options[CONFIG_MAX_KEYS + 12];
 	static char names[CONFIG_MAX_KEYS][32];
 	size_t n = 0;
 
@@ -195,6 +200,7 @@ static const struct option *options_table(void)
 	long_options[n++] =
 		(struct option){"tty-foreground", no_argument, NULL, OPT_TTY_FOREGROUND};
 	long_options[n++] = (struct option){"end-fd", required_argument, NULL, OPT_END_FD};
+	long_options[n++] = (struct option){"end-on-eof", required_argument, NULL, OPT_END_ON_EOF};
 	long_options[n++] = (struct option){"report-fd", required_argument, NULL, OPT_REPORT_FD};
 	long_options[n++] = (struct option){"help", no_argument, NULL, 'h'};
 	long_options[n++] = (struct option){"version", no_argument, NULL, 'V'};
@@ -411,6 +417,9 @@ void options_parse(int argc, char **argv, struct options *o)
 			break;
 		case OPT_END_FD:
 			o->end_fd = optarg;
+			break;
+		case OPT_END_ON_EOF:
+			o->end_on_eof = optarg;
 			break;
 		case OPT_REPORT_FD:
 			o->report_fd = optarg;

@@ -251,6 +251,7 @@ static void undo_stdio(struct sandbox *sb)
 	close_fd(&sb->out_fd);
 	close_fd(&sb->err_fd);
 	close_fd(&sb->end_fd);
+	close_fd(&sb->eof_fd);
 }
 
 /* Before anything else opens a descriptor (the cgroups do): /dev/fd/N is
@@ -268,6 +269,11 @@ static int step_stdio(struct sandbox *sb, char *err, size_t errlen)
 			return EXIT_SETUP;
 		}
 	if (sb->o->end_fd && (sb->end_fd = supervise_end_fd_take(sb->o->end_fd, err, errlen)) < 0) {
+		undo_stdio(sb);
+		return EXIT_USAGE;
+	}
+	if (sb->o->end_on_eof &&
+	    (sb->eof_fd = supervise_eof_fd_take(sb->o->end_on_eof, err, errlen)) < 0) {
 		undo_stdio(sb);
 		return EXIT_USAGE;
 	}
@@ -855,6 +861,8 @@ static int step_supervise(struct sandbox *sb, char *err, size_t errlen)
 	sb->sv.prio = &sb->prio;
 	sb->sv.end_fd = sb->end_fd;
 	sb->end_fd = -1;
+	sb->sv.eof_fd = sb->eof_fd;
+	sb->eof_fd = -1;
 	if (sb->strip.n) {
 		sb->sv.ended = sandbox_box_ended;
 		sb->sv.ended_ctx = sb;
@@ -938,7 +946,7 @@ static void sandbox_init(struct sandbox *sb, struct options *o)
 	memset(sb, 0, sizeof *sb);
 	sb->o = o;
 	sb->owner = getpid();
-	sb->in_fd = sb->out_fd = sb->err_fd = sb->end_fd = -1;
+	sb->in_fd = sb->out_fd = sb->err_fd = sb->end_fd = sb->eof_fd = -1;
 	sb->ready_fd = -1;
 	sb->filter_sv[0] = sb->filter_sv[1] = -1;
 	sb->child.pidfd = sb->child.errfd = sb->child.statusfd = -1;

@@ -45,7 +45,7 @@
 enum sandbox_step {
 	SB_IDENTITY,  /* the program's user and group, namespaces to unshare */
 	SB_BOX,       /* --box: its sources opened O_PATH, links distrusted */
-	SB_STDIO,     /* copies of the caller's /dev/fd/N, --end-fd */
+	SB_STDIO,     /* copies of the caller's /dev/fd/N, --end-fd, --end-on-eof */
 	SB_SIGNALS,   /* the signals that end proctord held for the loop */
 	SB_REPORT,    /* the --report file's temporary, --report-fd */
 	SB_ENV,       /* the program's environment */
@@ -89,6 +89,7 @@ struct sandbox {
 	/* SB_STDIO */
 	int in_fd, out_fd, err_fd; /* the caller's /dev/fd/N, or -1 */
 	int end_fd;   /* --end-fd: the descriptor the supervisor writes at the end, else -1 */
+	int eof_fd;   /* --end-on-eof: the caller's end, which the supervisor watches, else -1 */
 	/* SB_REPORT: --report FILE, then --report-fd N; n_reports of them are
 	 * open until the report phase writes them. */
 	struct report_file reports[2];

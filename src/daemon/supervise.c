@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -76,8 +78,14 @@ static void supervise_end_announce(struct supervisor *s)
 	supervise_stop(s, EXIT_PROTOCOL_DONE);
 }
 
-int supervise_end_fd_take(const char *arg, char *err, size_t errlen)
+/* A close-on-exec copy of inherited descriptor arg (closed: the program
+ * does not inherit it), open for writing or for reading; for reading, a
+ * pipe or a socket, whose end can be seen. Returns it, or -1 (err says
+ * why, naming opt). */
+static int supervise_fd_take(const char *opt, const char *arg, int writing, char *err,
+			     size_t errlen)
 {
+	struct stat st;
 	char *end;
 	long n;
 	int fl, fd;
@@ -85,22 +93,39 @@ int supervise_end_fd_take(const char *arg, char *err, size_t errlen)
 	errno = 0;
 	n = strtol(arg, &end, 10);
 	if (errno || end == arg || *end || arg[0] < '0' || arg[0] > '9' || n < 3 || n > INT_MAX) {
-		snprintf(err, errlen, "--end-fd %s: not a descriptor number from 3 up", arg);
+		snprintf(err, errlen, "%s %s: not a descriptor number from 3 up", opt, arg);
 		return -1;
 	}
 	fl = fcntl((int)n, F_GETFL);
-	if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) {
-		snprintf(err, errlen, "--end-fd %s: %s", arg,
-			 fl < 0 ? "not an open descriptor" : "not open for writing");
+	if (fl < 0 || (fl & O_ACCMODE) == (writing ? O_RDONLY : O_WRONLY)) {
+		snprintf(err, errlen, "%s %s: %s", opt, arg,
+			 fl < 0	     ? "not an open descriptor"
+			 : writing ? "not open for writing"
+				     : "not open for reading");
+		return -1;
+	}
+	if (!writing && (fstat((int)n, &st) < 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))) {
+		snprintf(err, errlen, "%s %s: not a pipe or a socket, whose end could be seen", opt,
+			 arg);
 		return -1;
 	}
 	fd = fcntl((int)n, F_DUPFD_CLOEXEC, 3);
 	if (fd < 0) {
-		snprintf(err, errlen, "--end-fd %s: %s", arg, strerror(errno));
+		snprintf(err, errlen, "%s %s: %s", opt, arg, strerror(errno));
 		return -1;
 	}
 	close((int)n);
 	return fd;
+}
+
+int supervise_end_fd_take(const char *arg, char *err, size_t errlen)
+{
+	return supervise_fd_take("--end-fd", arg, 1, err, errlen);
+}
+
+int supervise_eof_fd_take(const char *arg, char *err, size_t errlen)
+{
+	return supervise_fd_take("--end-on-eof", arg, 0, err, errlen);
 }
 
 /* SWEEPING -> ENDED: the figures freeze. */
@@ -462,7 +487,16 @@ static void supervise_sig_kill(struct supervisor *s)
 	ev_timer_start(s->loop, &s->sweep_timer);
 }
 
-/* DONE: the loop is stopping already. */
+/* RUNNING -> GRACE: the caller is gone (--end-on-eof): as a terminating
+ * wait that nobody reads; no signal, the program is not told. */
+static void supervise_caller_gone(struct supervisor *s)
+{
+	s->interrupted = 1;
+	supervise_begin_grace(s);
+}
+
+/* DONE, and the caller's end after the grace has begun: the loop is
+ * stopping already, or stops at the end. */
 static void supervise_sig_mark(struct supervisor *s)
 {
 	s->interrupted = 1;
@@ -523,6 +557,7 @@ static void supervise_final_delivered(struct supervisor *s)
  * syscall      syscall   syscall   syscall   -         -         -         -         -
  * signal       sig-pass  sig-pass  sig-cut   sig-kill  sig-kill  sig-stop  sig-stop  sig-mark
  * terminate    grace     -         -         -         -         -         -         -
+ * caller-gone  caller    mark      mark      mark      mark      halt      halt      -
  * answer       reap      reap      reap      reap      -         -         -         -
  * final        -         -         -         -         -         report    -         -
  * delivered    -         -         -         -         -         -         stop      -
@@ -538,7 +573,10 @@ static void supervise_final_delivered(struct supervisor *s)
  * interrupted; sig-pass passes the signal on to the program's process
  * group (-> SIGNALED, the grace armed unless a client's runs already),
  * sig-cut ends the grace (-> KILLING), sig-kill kills the leftovers again
- * at once, sig-stop ends the loop.
+ * at once, sig-stop ends the loop. caller (--end-on-eof: the caller has
+ * closed its end): -> GRACE, as a terminating wait nobody reads, and
+ * proctord is interrupted; mark: interrupted (the loop stops at the end);
+ * halt: the loop stops now.
  * report: -> REPORTED, the --report file is written. stop: -> DONE.
  * With --end-fd, ended (once in ENDED) and kick also announce the end when
  * the output is delivered: the report (-> REPORTED), one byte on the
@@ -563,6 +601,7 @@ struct sv_action {
 #define REAP A(reap, "reap")
 #define EXEC A(check_exec, "exec")
 #define COUNT A(oom_count, "count")
+#define MARK A(sig_mark, "mark")
 /* What RUNNING, GRACE and SIGNALED have in common. */
 #define RUNNING_OR_GRACE                                \
 	[SV_EV_CHILD] = REAP,                           \
@@ -580,16 +619,19 @@ static const struct sv_action supervise_actions[SV_N_STATES][SV_N_EVENTS] = {
 		RUNNING_OR_GRACE,
 		[SV_EV_SIGNAL] = A(sig_pass, "sig-pass"),
 		[SV_EV_TERMINATE] = A(begin_grace, "grace"),
+		[SV_EV_CALLER_GONE] = A(caller_gone, "caller"),
 	},
 	[SV_GRACE] = {
 		RUNNING_OR_GRACE,
 		[SV_EV_GRACE] = A(kill_term, "term"),
 		[SV_EV_SIGNAL] = A(sig_pass, "sig-pass"),
+		[SV_EV_CALLER_GONE] = MARK,
 	},
 	[SV_SIGNALED] = {
 		RUNNING_OR_GRACE,
 		[SV_EV_GRACE] = A(kill_term, "term"),
 		[SV_EV_SIGNAL] = A(sig_cut, "sig-cut"),
+		[SV_EV_CALLER_GONE] = MARK,
 	},
 	[SV_KILLING] = {
 		[SV_EV_CHILD] = REAP,
@@ -598,6 +640,7 @@ static const struct sv_action supervise_actions[SV_N_STATES][SV_N_EVENTS] = {
 		[SV_EV_SWEEP] = A(kill_more, "kill-more"),
 		[SV_EV_OOM] = COUNT,
 		[SV_EV_SIGNAL] = A(sig_kill, "sig-kill"),
+		[SV_EV_CALLER_GONE] = MARK,
 		[SV_EV_ANSWER] = REAP,
 	},
 	[SV_SWEEPING] = {
@@ -606,6 +649,7 @@ static const struct sv_action supervise_actions[SV_N_STATES][SV_N_EVENTS] = {
 		[SV_EV_SWEEP] = A(sweep_more, "sweep"),
 		[SV_EV_OOM] = COUNT,
 		[SV_EV_SIGNAL] = A(sig_kill, "sig-kill"),
+		[SV_EV_CALLER_GONE] = MARK,
 	},
 	[SV_ENDED] = {
 		[SV_EV_CHILD] = REAP,
@@ -613,6 +657,7 @@ static const struct sv_action supervise_actions[SV_N_STATES][SV_N_EVENTS] = {
 		[SV_EV_OOM] = COUNT,
 		[SV_EV_OUTPUT_DONE] = A(kick, "kick"),
 		[SV_EV_SIGNAL] = A(sig_stop, "sig-stop"),
+		[SV_EV_CALLER_GONE] = A(sig_stop, "halt"),
 		[SV_EV_FINAL] = A(report, "report"),
 	},
 	[SV_REPORTED] = {
@@ -620,6 +665,7 @@ static const struct sv_action supervise_actions[SV_N_STATES][SV_N_EVENTS] = {
 		[SV_EV_SETUP] = EXEC,
 		[SV_EV_OOM] = COUNT,
 		[SV_EV_SIGNAL] = A(sig_stop, "sig-stop"),
+		[SV_EV_CALLER_GONE] = A(sig_stop, "halt"),
 		[SV_EV_DELIVERED] = A(final_delivered, "stop"),
 	},
 	[SV_DONE] = {
@@ -631,6 +677,7 @@ static const struct sv_action supervise_actions[SV_N_STATES][SV_N_EVENTS] = {
 };
 
 #undef RUNNING_OR_GRACE
+#undef MARK
 #undef COUNT
 #undef EXEC
 #undef REAP
@@ -672,6 +719,7 @@ static const char *const supervise_event_names[SV_N_EVENTS] = {
 	[SV_EV_SYSCALL] = "syscall",
 	[SV_EV_SIGNAL] = "signal",
 	[SV_EV_TERMINATE] = "terminate",
+	[SV_EV_CALLER_GONE] = "caller-gone",
 	[SV_EV_ANSWER] = "answer",
 	[SV_EV_FINAL] = "final",
 	[SV_EV_DELIVERED] = "delivered",
@@ -778,6 +826,24 @@ static void supervise_signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 	log_warnx("received SIG%s: ending the program", sigabbrev_np(w->signum));
 	s->signo = w->signum;
 	supervise_dispatch(s, SV_EV_SIGNAL);
+}
+
+/* --end-on-eof: what the caller writes is read and thrown away; the end
+ * (no writer left: the caller died or closed it) is the event, once. A
+ * descriptor that fails is taken for an end too: nothing more would come. */
+static void supervise_eof_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct supervisor *s = w->data;
+	char buf[4096];
+	int n = 0;
+
+	if (ioctl(s->eof_fd, FIONREAD, &n) == 0 && n > 0) {
+		if (read(s->eof_fd, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf) > 0)
+			return;
+	}
+	ev_io_stop(loop, w);
+	log_warnx("the caller's end (--end-on-eof) is closed: ending the program");
+	supervise_dispatch(s, SV_EV_CALLER_GONE);
 }
 
 /*
@@ -894,7 +960,7 @@ int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limi
 	s->output = output;
 	s->start_us = start_us;
 	s->state = SV_RUNNING;
-	s->end_fd = -1;
+	s->end_fd = s->eof_fd = -1;
 	s->ncpus = supervise_ncpus();
 	measure_init(&s->measure, getpid(), cg);
 	if (child->statusfd >= 0)
@@ -950,6 +1016,11 @@ int supervise_start(struct supervisor *s)
 	 * in place and the loop not yet running: ev_run would forget an
 	 * ev_break made before it. */
 	supervise_dispatch(s, SV_EV_CHILD);
+	if (s->state != SV_DONE && s->eof_fd >= 0) {
+		ev_io_init(&s->eof_io, supervise_eof_cb, s->eof_fd, EV_READ);
+		s->eof_io.data = s;
+		ev_io_start(s->loop, &s->eof_io);
+	}
 	return s->state != SV_DONE;
 }
 
@@ -978,5 +1049,9 @@ void supervise_close(struct supervisor *s)
 		close(s->child.pidfd);
 	if (s->end_fd >= 0)
 		close(s->end_fd);
+	if (s->eof_fd >= 0) {
+		ev_io_stop(s->loop, &s->eof_io);
+		close(s->eof_fd);
+	}
 	measure_free(&s->measure);
 }

@@ -35,6 +35,7 @@
  * ENDED --the final answer is due--> REPORTED (report() called: the report is in place)
  * REPORTED --final answer delivered--> DONE (loop stops)
  * ENDED, REPORTED --interrupted--> DONE (interrupted before, SWEEPING ends in DONE)
+ * RUNNING --the caller gone (--end-on-eof)--> GRACE, interrupted
  *
  * report() is called once when the sandbox has ended and its output is
  * delivered, before the final answer is composed: a client that reads that
@@ -78,6 +79,7 @@ enum sv_event {
 	SV_EV_SYSCALL,     /* a denied system call (its name in s->denied) */
 	SV_EV_SIGNAL,      /* one of the signals that end proctord */
 	SV_EV_TERMINATE,   /* a terminating wait arrived */
+	SV_EV_CALLER_GONE, /* --end-on-eof: the caller closed its end */
 	SV_EV_ANSWER,      /* a wait's answer is about to be composed */
 	SV_EV_FINAL,       /* the terminating wait's answer is about to be composed */
 	SV_EV_DELIVERED,   /* that answer has been delivered (or dropped) */
@@ -130,6 +132,8 @@ struct supervisor {
 	void *report_ctx;
 	int reported;              /* report() has been called */
 	int end_fd;                /* --end-fd: written and closed at the end; -1 */
+	int eof_fd;                /* --end-on-eof: the caller's pipe or socket; -1 */
+	ev_io eof_io;
 };
 
 /* Start supervising a spawned child; output (NULL if none) is pumped from
@@ -155,6 +159,9 @@ void supervise_report_once(struct supervisor *s);
 /* --end-fd N: a close-on-exec copy of inherited descriptor N (N is
  * closed), open for writing. Returns it, or -1 with a message in err. */
 int supervise_end_fd_take(const char *arg, char *err, size_t errlen);
+/* --end-on-eof N: the same for a pipe or socket open for reading, whose
+ * end (the last writer gone) ends the run as a terminating wait would. */
+int supervise_eof_fd_take(const char *arg, char *err, size_t errlen);
 
 extern const struct fifo_ops supervise_fifo_ops;
 
