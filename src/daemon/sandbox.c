@@ -193,6 +193,9 @@ int sandbox_report(struct sandbox *sb)
 {
 	int code;
 
+	if (sb->tty_group)
+		startup_tty_leave(sb->tty_group);
+	sb->tty_group = 0;
 	if (sb->sc.tty_foreground)
 		startup_tty_take_back();
 	sb->sc.tty_foreground = 0;
@@ -784,6 +787,8 @@ static int step_program(struct sandbox *sb, char *err, size_t errlen)
 		log_warn("warning: --box: cannot keep the box's directory for the end");
 	undo_box(sb);
 	sandbox_spawn_warnings(sb);
+	if (sb->sc.tty_foreground)
+		sb->tty_group = startup_tty_join(sb->child.pid);
 	title_running(sb->dir.path, sb->o->argv[0]);
 	/* The program has its copies. */
 	close_fd(&sb->in_fd);
@@ -826,6 +831,9 @@ static void undo_program(struct sandbox *sb)
 	close_fd(&sb->child.statusfd);
 	close_fd(&sb->child.errfd);
 	close_fd(&sb->child.pidfd);
+	if (sb->tty_group)
+		startup_tty_leave(sb->tty_group);
+	sb->tty_group = 0;
 	if (sb->sc.tty_foreground)
 		startup_tty_take_back();
 	sb->sc.tty_foreground = 0;
@@ -862,6 +870,7 @@ static int step_supervise(struct sandbox *sb, char *err, size_t errlen)
 	sb->sv.end_fd = sb->end_fd;
 	sb->end_fd = -1;
 	sb->sv.eof_fd = sb->eof_fd;
+	sb->sv.shares_group = sb->tty_group != 0;
 	sb->eof_fd = -1;
 	if (sb->strip.n) {
 		sb->sv.ended = sandbox_box_ended;

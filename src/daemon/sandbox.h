@@ -79,6 +79,7 @@ struct sandbox {
 	pid_t owner;  /* the process whose teardown this is (--daemonize: the daemon) */
 	const char *fail_at; /* PROCTORD_FAIL_AT: the step after which to fail */
 	const char *pause_at; /* PROCTORD_PAUSE_AT: STEP:MS, a pause after STEP */
+	pid_t tty_group; /* --tty-foreground: the group proctord left for the program's; 0 */
 	/* SB_IDENTITY */
 	struct identity iso;
 	/* What the program's child does of iso: without the ids where the

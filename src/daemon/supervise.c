@@ -168,7 +168,7 @@ static ssize_t supervise_kill_tree(struct supervisor *s)
 	/* Neither a cgroup nor /proc (not proctord's own: procwalk_is_own)
 	 * can list the tree: its process group, and proctord's children. In
 	 * a PID namespace the init's death has taken all of it. */
-	if (left < 0 && walked < 0)
+	if (left < 0 && walked < 0 && !s->shares_group)
 		return tree_signal_group(s->child.pid, SIGKILL);
 	if (left > 0 || walked > 0)
 		return left > walked ? left : walked;
@@ -460,11 +460,20 @@ static void supervise_begin_grace(struct supervisor *s)
 static void supervise_sig_pass(struct supervisor *s)
 {
 	s->interrupted = 1;
-	/* The group may be gone already (the program ended, SIGCHLD not yet
-	 * taken): ESRCH is no error. In a box the group is the init's, which
-	 * takes no signal from outside its namespace but SIGKILL. */
-	if (kill(-s->child.pid, s->signo) < 0 && errno != ESRCH)
+	/* Sharing the program's group (the terminal's foreground), proctord
+	 * takes a terminal's SIGINT, SIGQUIT or SIGHUP to have reached the
+	 * program too; a SIGTERM, which no terminal sends, goes to the
+	 * program's tree, not to the group, which holds proctord. */
+	if (s->shares_group) {
+		if (s->signo == SIGTERM)
+			tree_signal_all(getpid(), SIGTERM);
+	} else if (kill(-s->child.pid, s->signo) < 0 && errno != ESRCH) {
+		/* The group may be gone already (the program ended, SIGCHLD
+		 * not yet taken): ESRCH is no error. In a box the group is the
+		 * init's, which takes no signal from outside its namespace but
+		 * SIGKILL. */
 		log_warn("passing SIG%s on to the program", sigabbrev_np(s->signo));
+	}
 	/* A client's grace runs its course; a signal's starts now. */
 	if (s->state == SV_RUNNING)
 		ptimer_arm(&s->grace_timer, s->limits.grace_us * 1000u);

@@ -133,6 +133,7 @@ struct supervisor {
 	int reported;              /* report() has been called */
 	int end_fd;                /* --end-fd: written and closed at the end; -1 */
 	int eof_fd;                /* --end-on-eof: the caller's pipe or socket; -1 */
+	int shares_group;          /* proctord is in the program's process group (the terminal's) */
 	ev_io eof_io;
 };
 

@@ -85,5 +85,53 @@ check_eq "SIGTERM to proctor run reaches the program first" TERM "$(cat "$T/run-
 check_eq "...which exits 3 within the grace: run exits 3" 3 "$RUN_RC"
 check_re "...with the verdict" "^proctor: exited 3; .*; interrupted by SIGTERM$" "$RUN_LAST"
 
+# --- ^C at a terminal, where the program holds the foreground -----------------------
+# A pseudo-terminal (python3's pty): proctor run is its session's
+# foreground job, and hands the terminal to the program, which ignores
+# SIGINT. The terminal's ^C must still reach proctord: the first starts
+# the grace, the second ends it.
+cat >"$T/caret-c.py" <<'PY'
+import os, pty, sys, time
+ready, argv = sys.argv[1], sys.argv[2:]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp(argv[0], argv)
+screen = b""
+def drain(seconds):
+    global screen
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            screen += os.read(fd, 4096)
+        except OSError:
+            time.sleep(0.01)
+os.set_blocking(fd, False)
+t = time.monotonic() + 20
+while not os.path.exists(ready) and time.monotonic() < t:
+    drain(0.01)
+os.write(fd, b"\x03")
+drain(0.3)
+print("alive after one:", os.waitpid(pid, os.WNOHANG)[0] == 0)
+t0 = time.monotonic()
+os.write(fd, b"\x03")
+done, status = 0, 0
+while not done and time.monotonic() < t0 + 30:
+    drain(0.01)
+    done, status = os.waitpid(pid, os.WNOHANG)
+print("elapsed_us:", int((time.monotonic() - t0) * 1e6))
+print("rc:", os.waitstatus_to_exitcode(status) if done else "running")
+drain(0.1)
+print(screen.decode(errors="replace").replace("\r", ""))
+PY
+timeout 60 python3 "$T/caret-c.py" "$T/pty.ready" "$PROCTOR" run --grace 20s -- \
+	"$PROGS/ignsig" "$T/pty.ready" >"$T/pty.out" 2>&1
+screen=$(cat "$T/pty.out")
+check_re "at a terminal, one ^C, ignored by the program: the run goes on" \
+	$'^alive after one: True\n' "$screen" || diag "$screen"
+elapsed=$(sed -n 's/^elapsed_us: //p' "$T/pty.out")
+check_range "...a second ^C ends the 20 s grace: the run ends" 0 15000000 "${elapsed:-x}"
+check_re "...the program killed terminate" $'\nproctor: killed terminate: ' "$screen"
+check_re "...run exits 137" $'\nrc: 137\n' "$screen"
+
 vg_check
 done_testing
