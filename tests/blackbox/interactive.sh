@@ -83,9 +83,9 @@ printf '#!/bin/sh\ntouch started\nexec sleep 1000\n' >"$T/kill/solution"
 chmod 0755 "$T/kill/solution"
 (cd "$T/kill" && exec python3 interactor.py 42 >"$T/kill.out" 2>"$T/kill.err") &
 judge=$!
-wait_for "$T_OP" test -e "$T/kill/started"
+check "the solution runs" wait_for "$T_OP" test -e "$T/kill/started"
 run_pid=$(pgrep -P "$judge" -x proctor)
-check "the solution runs, under proctor run" test -n "$run_pid"
+check "...under proctor run, the judge's child" test -n "$run_pid"
 t0=$(now_us)
 kill -KILL "$judge"
 wait "$judge" 2>/dev/null
