@@ -451,7 +451,7 @@ static void supervise_begin_grace(struct supervisor *s)
 /*
  * The signals (SIGTERM, SIGINT, SIGHUP, SIGQUIT: a ^C at the terminal, an
  * operator, systemd) climb a ladder, one rung each, whatever started the
- * grace: the first is passed on to the program's process group, as a
+ * grace: the first is passed on to the program and its descendants, as a
  * terminal would, so that it can save its state and end within the grace;
  * the second ends the grace (the tree is killed); the third, while the tree
  * is being killed, kills what is left at once rather than at the sweep's
@@ -462,17 +462,13 @@ static void supervise_sig_pass(struct supervisor *s)
 	s->interrupted = 1;
 	/* Sharing the program's group (the terminal's foreground), proctord
 	 * takes a terminal's SIGINT, SIGQUIT or SIGHUP to have reached the
-	 * program too; a SIGTERM, which no terminal sends, goes to the
-	 * program's tree, not to the group, which holds proctord. */
-	if (s->shares_group) {
-		if (s->signo == SIGTERM)
-			tree_signal_all(getpid(), SIGTERM);
-	} else if (kill(-s->child.pid, s->signo) < 0 && errno != ESRCH) {
-		/* The group may be gone already (the program ended, SIGCHLD
-		 * not yet taken): ESRCH is no error. In a box the group is the
-		 * init's, which takes no signal from outside its namespace but
-		 * SIGKILL. */
-		log_warn("passing SIG%s on to the program", sigabbrev_np(s->signo));
+	 * program already; only SIGTERM, which no terminal sends, goes on.
+	 * To the program's whole tree, not to a PID namespace's init, which
+	 * is no part of the program (and under valgrind would take it). */
+	if (!s->shares_group || s->signo == SIGTERM) {
+		if (tree_signal_but(getpid(), s->measure.init_pid, s->signo) < 0 &&
+		    !s->shares_group)
+			kill(-s->child.pid, s->signo); /* no /proc: its group */
 	}
 	/* A client's grace runs its course; a signal's starts now. */
 	if (s->state == SV_RUNNING)
@@ -579,8 +575,8 @@ static void supervise_final_delivered(struct supervisor *s)
  * then -> KILLING for that reason unless the program has ended meanwhile.
  * kill-more, sweep: kill the leftovers again (sweep: -> ENDED once none is
  * left; ENDED tells the FIFOs). grace: -> GRACE. sig-*: mark proctord
- * interrupted; sig-pass passes the signal on to the program's process
- * group (-> SIGNALED, the grace armed unless a client's runs already),
+ * interrupted; sig-pass passes the signal on to the program's tree
+ * (-> SIGNALED, the grace armed unless a client's runs already),
  * sig-cut ends the grace (-> KILLING), sig-kill kills the leftovers again
  * at once, sig-stop ends the loop. caller (--end-on-eof: the caller has
  * closed its end): -> GRACE, as a terminating wait nobody reads, and

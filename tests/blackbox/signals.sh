@@ -111,10 +111,10 @@ while not os.path.exists(ready) and time.monotonic() < t:
     drain(0.01)
 os.write(fd, b"\x03")
 drain(0.3)
-print("alive after one:", os.waitpid(pid, os.WNOHANG)[0] == 0)
+done, status = os.waitpid(pid, os.WNOHANG)
+print("alive after one:", done == 0)
 t0 = time.monotonic()
 os.write(fd, b"\x03")
-done, status = 0, 0
 while not done and time.monotonic() < t0 + 30:
     drain(0.01)
     done, status = os.waitpid(pid, os.WNOHANG)
@@ -123,15 +123,25 @@ print("rc:", os.waitstatus_to_exitcode(status) if done else "running")
 drain(0.1)
 print(screen.decode(errors="replace").replace("\r", ""))
 PY
-timeout 60 python3 "$T/caret-c.py" "$T/pty.ready" "$PROCTOR" run --grace 20s -- \
-	"$PROGS/ignsig" "$T/pty.ready" >"$T/pty.out" 2>&1
-screen=$(cat "$T/pty.out")
-check_re "at a terminal, one ^C, ignored by the program: the run goes on" \
-	$'^alive after one: True\n' "$screen" || diag "$screen"
-elapsed=$(sed -n 's/^elapsed_us: //p' "$T/pty.out")
-check_range "...a second ^C ends the 20 s grace: the run ends" 0 15000000 "${elapsed:-x}"
-check_re "...the program killed terminate" $'\nproctor: killed terminate: ' "$screen"
-check_re "...run exits 137" $'\nrc: 137\n' "$screen"
+if vg_on; then
+	# The terminal's ^C goes to the whole foreground group, the init of
+	# the program's PID namespace included, which is proctord's fork and
+	# runs under valgrind: valgrind's handler takes what the kernel would
+	# have dropped, and dies of it.
+	for what in "one ^C" "a second ^C" "the verdict" "the exit code"; do
+		skip "at a terminal: $what" "under valgrind (its init takes ^C)"
+	done
+else
+	timeout 60 python3 "$T/caret-c.py" "$T/pty.ready" "$PROCTOR" run --grace 20s -- \
+		"$PROGS/ignsig" "$T/pty.ready" >"$T/pty.out" 2>&1
+	screen=$(cat "$T/pty.out")
+	check_re "at a terminal, one ^C, ignored by the program: the run goes on" \
+		$'^alive after one: True\n' "$screen" || diag "$screen"
+	elapsed=$(sed -n 's/^elapsed_us: //p' "$T/pty.out")
+	check_range "...a second ^C ends the 20 s grace: the run ends" 0 15000000 "${elapsed:-x}"
+	check_re "...the program killed terminate" $'\nproctor: killed terminate: ' "$screen"
+	check_re "...run exits 137" $'\nrc: 137\n' "$screen"
+fi
 
 vg_check
 done_testing
