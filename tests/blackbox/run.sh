@@ -174,7 +174,10 @@ bg_end() {
 }
 
 for sig in TERM INT HUP; do
-	bg_run -- sleep 100
+	# Once the program runs: a signal before it exists has nobody to reach.
+	rm -f "$T/bg.started"
+	bg_run -- sh -c 'touch "$1"; exec sleep 100' sh "$T/bg.started"
+	wait_for "$T_OP" test -e "$T/bg.started"
 	kill -s "$sig" "$BG_PID"
 	bg_end
 	n=$(kill -l "$sig")
