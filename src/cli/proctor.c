@@ -67,7 +67,9 @@ static const struct command_help {
 	 "other kills; 127 failed start; 125 when proctor or proctord could not\n"
 	 "run it (a usage error included). --json and --json-fd may stand\n"
 	 "anywhere before --, and always take a value (--json-fd 2: stderr).\n"
-	 "At a terminal, the program gets the terminal's foreground while it runs.\n"},
+	 "At a terminal, the program gets the terminal's foreground while it runs.\n"
+	 "SIGINT, SIGTERM, SIGHUP: the first reaches the program and starts the\n"
+	 "grace period, the second ends it and kills the tree.\n"},
 };
 
 static const char usage_common[] =
@@ -422,17 +424,21 @@ struct run {
 
 static volatile sig_atomic_t run_child, run_signal;
 
-/* SIGINT, SIGTERM, SIGHUP: passed on to proctord once, which ends the
- * program (grace, kill), writes the report and exits; we report. A signal
- * the terminal sent to our whole process group (SI_KERNEL) has reached
- * proctord already. */
+/* SIGINT, SIGTERM, SIGHUP: passed on to proctord, every one: proctord
+ * passes the first on to the program and starts the grace, the second ends
+ * the grace, the third kills what is left at once. A signal the terminal
+ * sent to our process group (SI_KERNEL) has reached proctord already when
+ * it shares our group (run_tty: it hands the terminal to the program);
+ * otherwise proctord leads a group of its own, so that a signal sent to
+ * ours (a shell's kill %1, timeout(1)) reaches it once, through us. */
+static volatile sig_atomic_t run_tty;
+
 static void run_on_signal(int sig, siginfo_t *si, void *ctx)
 {
 	(void)ctx;
-	if (run_signal)
-		return;
-	run_signal = sig;
-	if (run_child > 0 && si->si_code != SI_KERNEL)
+	if (!run_signal)
+		run_signal = sig;
+	if (run_child > 0 && !(run_tty && si->si_code == SI_KERNEL))
 		kill(run_child, sig);
 }
 
@@ -629,6 +635,7 @@ static int run_start(struct run *run, int argc, char **argv, int first)
 	}
 	snprintf(end_arg, sizeof end_arg, "%d", end[1]);
 	run_args(run, args, argc, argv, first, exe, sizeof exe, end_arg);
+	run_tty = run->tty;
 	run_signals();
 	run->pid = fork();
 	if (run->pid < 0) {
@@ -644,6 +651,8 @@ static int run_start(struct run *run, int argc, char **argv, int first)
 		 * pid, not 1: as a container's first process we are 1. */
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		if (getppid() != parent)
+			_exit(RUN_INTERNAL);
+		if (!run->tty && setpgid(0, 0) < 0)
 			_exit(RUN_INTERNAL);
 		signal(SIGQUIT, SIG_DFL);
 		/* proctord's end of the pipe is the only one left open, and

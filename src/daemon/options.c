@@ -23,6 +23,7 @@ enum {
 	OPT_DAEMONIZE,
 	OPT_TTY_FOREGROUND,
 	OPT_END_FD,
+	OPT_END_ON_EOF,
 	OPT_REPORT_FD,
 };
 
@@ -68,6 +69,9 @@ static void options_usage(FILE *out)
 		"  --end-fd N           once the program has ended and the report is\n"
 		"                       written, write one byte to inherited descriptor N,\n"
 		"                       close it, and end without a terminating wait\n"
+		"  --end-on-eof N       end as a terminating wait would (grace, kill, exit\n"
+		"                       4) once no writer is left on inherited pipe or\n"
+		"                       socket N: the caller that holds its other end died\n"
 		"  --report-fd N        write the report to inherited descriptor N too,\n"
 		"                       whatever becomes of --report FILE\n"
 		"\n");
@@ -171,7 +175,9 @@ static void options_usage(FILE *out)
 		"Exit status: 0 once the terminating wait has been answered (--check: all\n"
 		"asked for can be honoured); 1 internal error; 2 usage or configuration\n"
 		"error; 3 set-up failure (--check: something cannot be honoured); 4 ended\n"
-		"by SIGTERM, SIGINT, SIGHUP or SIGQUIT. The protocol: proctor-protocol(7).\n");
+		"by SIGTERM, SIGINT, SIGHUP or SIGQUIT: the first is passed on to the\n"
+		"program and starts the grace, the second ends it. The protocol:\n"
+		"proctor-protocol(7).\n");
 }
 
 struct cmdline_value {
@@ -183,7 +189,7 @@ struct cmdline_value {
 /* getopt's table: the configuration keys, then proctord's own options. */
 static const struct option *options_table(void)
 {
-	static struct option long_options[CONFIG_MAX_KEYS + 10];
+	static struct option long_options[CONFIG_MAX_KEYS + 12];
 	static char names[CONFIG_MAX_KEYS][32];
 	size_t n = 0;
 
@@ -206,6 +212,7 @@ static const struct option *options_table(void)
 	long_options[n++] =
 		(struct option){"tty-foreground", no_argument, NULL, OPT_TTY_FOREGROUND};
 	long_options[n++] = (struct option){"end-fd", required_argument, NULL, OPT_END_FD};
+	long_options[n++] = (struct option){"end-on-eof", required_argument, NULL, OPT_END_ON_EOF};
 	long_options[n++] = (struct option){"report-fd", required_argument, NULL, OPT_REPORT_FD};
 	long_options[n++] = (struct option){"help", no_argument, NULL, 'h'};
 	long_options[n++] = (struct option){"version", no_argument, NULL, 'V'};
@@ -422,6 +429,9 @@ void options_parse(int argc, char **argv, struct options *o)
 			break;
 		case OPT_END_FD:
 			o->end_fd = optarg;
+			break;
+		case OPT_END_ON_EOF:
+			o->end_on_eof = optarg;
 			break;
 		case OPT_REPORT_FD:
 			o->report_fd = optarg;

@@ -14,6 +14,7 @@ struct options {
 	int daemonize;
 	int tty_foreground;
 	const char *end_fd; /* --end-fd N, or NULL */
+	const char *end_on_eof; /* --end-on-eof N, or NULL */
 	/* --report-fd N: a second destination of the report (proctor run's
 	 * memfd), written whatever happens to --report FILE; or NULL. */
 	const char *report_fd;

@@ -197,6 +197,9 @@ int sandbox_report(struct sandbox *sb)
 {
 	int code;
 
+	if (sb->tty_group)
+		startup_tty_leave(sb->tty_group);
+	sb->tty_group = 0;
 	if (sb->sc.tty_foreground)
 		startup_tty_take_back();
 	sb->sc.tty_foreground = 0;
@@ -255,6 +258,7 @@ static void undo_stdio(struct sandbox *sb)
 	close_fd(&sb->out_fd);
 	close_fd(&sb->err_fd);
 	close_fd(&sb->end_fd);
+	close_fd(&sb->eof_fd);
 }
 
 /* Before anything else opens a descriptor (the cgroups do): /dev/fd/N is
@@ -272,6 +276,11 @@ static int step_stdio(struct sandbox *sb, char *err, size_t errlen)
 			return EXIT_SETUP;
 		}
 	if (sb->o->end_fd && (sb->end_fd = supervise_end_fd_take(sb->o->end_fd, err, errlen)) < 0) {
+		undo_stdio(sb);
+		return EXIT_USAGE;
+	}
+	if (sb->o->end_on_eof &&
+	    (sb->eof_fd = supervise_eof_fd_take(sb->o->end_on_eof, err, errlen)) < 0) {
 		undo_stdio(sb);
 		return EXIT_USAGE;
 	}
@@ -804,6 +813,8 @@ static int step_program(struct sandbox *sb, char *err, size_t errlen)
 		log_warn("warning: --box: cannot keep the box's directory for the end");
 	undo_box(sb);
 	sandbox_spawn_warnings(sb);
+	if (sb->sc.tty_foreground)
+		sb->tty_group = startup_tty_join(sb->child.pid);
 	title_running(sb->dir.path, sb->o->argv[0]);
 	/* The program has its copies. */
 	close_fd(&sb->in_fd);
@@ -846,6 +857,9 @@ static void undo_program(struct sandbox *sb)
 	close_fd(&sb->child.statusfd);
 	close_fd(&sb->child.errfd);
 	close_fd(&sb->child.pidfd);
+	if (sb->tty_group)
+		startup_tty_leave(sb->tty_group);
+	sb->tty_group = 0;
 	if (sb->sc.tty_foreground)
 		startup_tty_take_back();
 	sb->sc.tty_foreground = 0;
@@ -881,6 +895,9 @@ static int step_supervise(struct sandbox *sb, char *err, size_t errlen)
 	sb->sv.prio = &sb->prio;
 	sb->sv.end_fd = sb->end_fd;
 	sb->end_fd = -1;
+	sb->sv.eof_fd = sb->eof_fd;
+	sb->sv.shares_group = sb->tty_group != 0;
+	sb->eof_fd = -1;
 	if (sb->strip.n) {
 		sb->sv.ended = sandbox_box_ended;
 		sb->sv.ended_ctx = sb;
@@ -964,7 +981,7 @@ static void sandbox_init(struct sandbox *sb, struct options *o)
 	memset(sb, 0, sizeof *sb);
 	sb->o = o;
 	sb->owner = getpid();
-	sb->in_fd = sb->out_fd = sb->err_fd = sb->end_fd = -1;
+	sb->in_fd = sb->out_fd = sb->err_fd = sb->end_fd = sb->eof_fd = -1;
 	sb->ready_fd = -1;
 	sb->filter_sv[0] = sb->filter_sv[1] = -1;
 	sb->child.pidfd = sb->child.errfd = sb->child.statusfd = -1;

@@ -45,7 +45,7 @@
 enum sandbox_step {
 	SB_IDENTITY,  /* the program's user and group, namespaces to unshare */
 	SB_BOX,       /* --box: its sources opened O_PATH, links distrusted */
-	SB_STDIO,     /* copies of the caller's /dev/fd/N, --end-fd */
+	SB_STDIO,     /* copies of the caller's /dev/fd/N, --end-fd, --end-on-eof */
 	SB_SIGNALS,   /* the signals that end proctord held for the loop */
 	SB_REPORT,    /* the --report file's temporary, --report-fd */
 	SB_ENV,       /* the program's environment */
@@ -79,6 +79,7 @@ struct sandbox {
 	pid_t owner;  /* the process whose teardown this is (--daemonize: the daemon) */
 	const char *fail_at; /* PROCTORD_FAIL_AT: the step after which to fail */
 	const char *pause_at; /* PROCTORD_PAUSE_AT: STEP:MS, a pause after STEP */
+	pid_t tty_group; /* --tty-foreground: the group proctord left for the program's; 0 */
 	/* SB_IDENTITY */
 	struct identity iso;
 	/* What the program's child does of iso: without the ids where the
@@ -89,6 +90,7 @@ struct sandbox {
 	/* SB_STDIO */
 	int in_fd, out_fd, err_fd; /* the caller's /dev/fd/N, or -1 */
 	int end_fd;   /* --end-fd: the descriptor the supervisor writes at the end, else -1 */
+	int eof_fd;   /* --end-on-eof: the caller's end, which the supervisor watches, else -1 */
 	/* SB_REPORT: --report FILE, then --report-fd N; n_reports of them are
 	 * open until the report phase writes them. */
 	struct report_file reports[2];

@@ -210,6 +210,41 @@ void startup_tty_take_back(void)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
+/*
+ * Without this, a program that ignores SIGINT could not be stopped from
+ * the terminal at all: its group alone is the foreground. Sharing it gives
+ * the program no hold on proctord it has not already: kill(0, sig) needs
+ * the same permission as kill(pid, sig), and without a box (the only case
+ * with the terminal handed over) the program sees proctord's pid in /proc.
+ */
+pid_t startup_tty_join(pid_t program)
+{
+	pid_t group = getpgrp();
+
+	signal(SIGTSTP, SIG_IGN);
+	signal(SIGTTIN, SIG_IGN);
+	signal(SIGTTOU, SIG_IGN);
+	/* The child makes its group itself before it hands the terminal over;
+	 * made here too, whichever comes first (EACCES: after its execve, so
+	 * made). */
+	if (setpgid(program, program) < 0 && errno != EACCES)
+		return 0;
+	if (setpgid(0, program) < 0) {
+		log_warn("warning: --tty-foreground: cannot join the program's process group, "
+			 "the terminal's ^C reaches the program alone");
+		return 0;
+	}
+	return group;
+}
+
+void startup_tty_leave(pid_t group)
+{
+	/* Its own group (proctord the shell's job) is gone once it left it:
+	 * made anew, with the same id. */
+	if (setpgid(0, group == getpid() ? 0 : group) < 0 && setpgid(0, 0) < 0)
+		log_warn("cannot leave the program's process group");
+}
+
 void startup_ready(int fd, const char *dir)
 {
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);

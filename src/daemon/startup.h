@@ -31,6 +31,15 @@ void startup_notify(const char *state);
 int startup_tty_handover(const struct options *o, const struct identity *iso);
 /* The terminal back to proctord's group once the program's is gone. */
 void startup_tty_take_back(void);
+/* --tty-foreground, once the program has started: proctord joins the
+ * program's process group, the terminal's foreground, so that the
+ * terminal's ^C reaches proctord too (job control's stops are ignored).
+ * Returns the group proctord leaves (for startup_tty_leave), or 0 when it
+ * could not join (the program has ended already). */
+pid_t startup_tty_join(pid_t program);
+/* Back to the group left (or a new one of its own), before the terminal is
+ * taken back. */
+void startup_tty_leave(pid_t group);
 /* --daemonize: the FIFOs are served; send dir to the caller and let go of
  * its terminal and pipes. */
 void startup_ready(int fd, const char *dir);

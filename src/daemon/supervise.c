@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -76,8 +78,14 @@ static void supervise_end_announce(struct supervisor *s)
 	supervise_stop(s, EXIT_PROTOCOL_DONE);
 }
 
-int supervise_end_fd_take(const char *arg, char *err, size_t errlen)
+/* A close-on-exec copy of inherited descriptor arg (closed: the program
+ * does not inherit it), open for writing or for reading; for reading, a
+ * pipe or a socket, whose end can be seen. Returns it, or -1 (err says
+ * why, naming opt). */
+static int supervise_fd_take(const char *opt, const char *arg, int writing, char *err,
+			     size_t errlen)
 {
+	struct stat st;
 	char *end;
 	long n;
 	int fl, fd;
@@ -85,22 +93,39 @@ int supervise_end_fd_take(const char *arg, char *err, size_t errlen)
 	errno = 0;
 	n = strtol(arg, &end, 10);
 	if (errno || end == arg || *end || arg[0] < '0' || arg[0] > '9' || n < 3 || n > INT_MAX) {
-		snprintf(err, errlen, "--end-fd %s: not a descriptor number from 3 up", arg);
+		snprintf(err, errlen, "%s %s: not a descriptor number from 3 up", opt, arg);
 		return -1;
 	}
 	fl = fcntl((int)n, F_GETFL);
-	if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) {
-		snprintf(err, errlen, "--end-fd %s: %s", arg,
-			 fl < 0 ? "not an open descriptor" : "not open for writing");
+	if (fl < 0 || (fl & O_ACCMODE) == (writing ? O_RDONLY : O_WRONLY)) {
+		snprintf(err, errlen, "%s %s: %s", opt, arg,
+			 fl < 0	     ? "not an open descriptor"
+			 : writing ? "not open for writing"
+				     : "not open for reading");
+		return -1;
+	}
+	if (!writing && (fstat((int)n, &st) < 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))) {
+		snprintf(err, errlen, "%s %s: not a pipe or a socket, whose end could be seen", opt,
+			 arg);
 		return -1;
 	}
 	fd = fcntl((int)n, F_DUPFD_CLOEXEC, 3);
 	if (fd < 0) {
-		snprintf(err, errlen, "--end-fd %s: %s", arg, strerror(errno));
+		snprintf(err, errlen, "%s %s: %s", opt, arg, strerror(errno));
 		return -1;
 	}
 	close((int)n);
 	return fd;
+}
+
+int supervise_end_fd_take(const char *arg, char *err, size_t errlen)
+{
+	return supervise_fd_take("--end-fd", arg, 1, err, errlen);
+}
+
+int supervise_eof_fd_take(const char *arg, char *err, size_t errlen)
+{
+	return supervise_fd_take("--end-on-eof", arg, 0, err, errlen);
 }
 
 /* SWEEPING -> ENDED: the figures freeze. */
@@ -143,7 +168,7 @@ static ssize_t supervise_kill_tree(struct supervisor *s)
 	/* Neither a cgroup nor /proc (not proctord's own: procwalk_is_own)
 	 * can list the tree: its process group, and proctord's children. In
 	 * a PID namespace the init's death has taken all of it. */
-	if (left < 0 && walked < 0)
+	if (left < 0 && walked < 0 && !s->shares_group)
 		return tree_signal_group(s->child.pid, SIGKILL);
 	if (left > 0 || walked > 0)
 		return left > walked ? left : walked;
@@ -427,25 +452,60 @@ static void supervise_begin_grace(struct supervisor *s)
 	ptimer_arm(&s->grace_timer, s->limits.grace_us * 1000u);
 }
 
-/* The signals: proctord is interrupted (exit 4) whatever the state. */
-static void supervise_sig_grace(struct supervisor *s)
+/*
+ * The signals (SIGTERM, SIGINT, SIGHUP, SIGQUIT: a ^C at the terminal, an
+ * operator, systemd) climb a ladder, one rung each, whatever started the
+ * grace: the first is passed on to the program and its descendants, as a
+ * terminal would, so that it can save its state and end within the grace;
+ * the second ends the grace (the tree is killed); the third, while the tree
+ * is being killed, kills what is left at once rather than at the sweep's
+ * next turn. proctord is interrupted (exit 4) from the first.
+ */
+static void supervise_sig_pass(struct supervisor *s)
+{
+	s->interrupted = 1;
+	/* Sharing the program's group (the terminal's foreground), proctord
+	 * takes a terminal's SIGINT, SIGQUIT or SIGHUP to have reached the
+	 * program already; only SIGTERM, which no terminal sends, goes on.
+	 * To the program's whole tree, not to a PID namespace's init, which
+	 * is no part of the program (and under valgrind would take it). */
+	if (!s->shares_group || s->signo == SIGTERM) {
+		if (tree_signal_but(getpid(), s->measure.init_pid, s->signo) < 0 &&
+		    !s->shares_group)
+			kill(-s->child.pid, s->signo); /* no /proc: its group */
+	}
+	/* A client's grace runs its course; a signal's starts now. */
+	if (s->state == SV_RUNNING)
+		ptimer_arm(&s->grace_timer, s->limits.grace_us * 1000u);
+	s->state = SV_SIGNALED;
+}
+
+/* SIGNALED -> KILLING: the second signal ends the grace. */
+static void supervise_sig_cut(struct supervisor *s)
+{
+	supervise_kill(s, KILL_TERMINATE);
+}
+
+/* KILLING, SWEEPING: kill the leftovers again now, and look again soon. */
+static void supervise_sig_kill(struct supervisor *s)
+{
+	s->interrupted = 1;
+	supervise_kill_tree(s);
+	ev_timer_stop(s->loop, &s->sweep_timer);
+	ev_timer_set(&s->sweep_timer, SWEEP_INTERVAL, SWEEP_INTERVAL);
+	ev_timer_start(s->loop, &s->sweep_timer);
+}
+
+/* RUNNING -> GRACE: the caller is gone (--end-on-eof): as a terminating
+ * wait that nobody reads; no signal, the program is not told. */
+static void supervise_caller_gone(struct supervisor *s)
 {
 	s->interrupted = 1;
 	supervise_begin_grace(s);
 }
 
-/* A second signal cuts the grace period short; a first one during a grace a
- * client started lets it run its course. */
-static void supervise_sig_cut(struct supervisor *s)
-{
-	int again = s->interrupted;
-
-	s->interrupted = 1;
-	if (again)
-		supervise_kill(s, KILL_TERMINATE);
-}
-
-/* Killing or sweeping: supervise_end stops the loop. */
+/* DONE, and the caller's end after the grace has begun: the loop is
+ * stopping already, or stops at the end. */
 static void supervise_sig_mark(struct supervisor *s)
 {
 	s->interrupted = 1;
@@ -492,23 +552,24 @@ static void supervise_final_delivered(struct supervisor *s)
  * columns states; the C table below is the same, by state, and the unit
  * test test-supervise checks that the two agree.
  *
- *              RUNNING   GRACE     KILLING   SWEEPING  ENDED     REPORTED  DONE
- * child        reap      reap      reap      reap      reap      reap      reap
- * main-gone    ended     ended     ended     -         -         -         -
- * setup        exec      exec      exec      exec      exec      exec      exec
- * wall         wall      wall      -         -         -         -         -
- * cpu          cpu       cpu       -         -         -         -         -
- * grace        -         term      -         -         -         -         -
- * sweep        -         -         kill-more sweep     -         -         -
- * oom          oom       oom       count     count     count     count     count
- * output-over  output    output    -         -         -         -         -
- * output-done  -         -         -         -         kick      -         -
- * syscall      syscall   syscall   -         -         -         -         -
- * signal       sig-grace sig-cut   sig-mark  sig-mark  sig-stop  sig-stop  sig-mark
- * terminate    grace     -         -         -         -         -         -
- * answer       reap      reap      reap      -         -         -         -
- * final        -         -         -         -         report    -         -
- * delivered    -         -         -         -         -         stop      -
+ *              RUNNING   GRACE     SIGNALED  KILLING   SWEEPING  ENDED     REPORTED  DONE
+ * child        reap      reap      reap      reap      reap      reap      reap      reap
+ * main-gone    ended     ended     ended     ended     -         -         -         -
+ * setup        exec      exec      exec      exec      exec      exec      exec      exec
+ * wall         wall      wall      wall      -         -         -         -         -
+ * cpu          cpu       cpu       cpu       -         -         -         -         -
+ * grace        -         term      term      -         -         -         -         -
+ * sweep        -         -         -         kill-more sweep     -         -         -
+ * oom          oom       oom       oom       count     count     count     count     count
+ * output-over  output    output    output    -         -         -         -         -
+ * output-done  -         -         -         -         -         kick      -         -
+ * syscall      syscall   syscall   syscall   -         -         -         -         -
+ * signal       sig-pass  sig-pass  sig-cut   sig-kill  sig-kill  sig-stop  sig-stop  sig-mark
+ * terminate    grace     -         -         -         -         -         -         -
+ * caller-gone  caller    mark      mark      mark      mark      halt      halt      -
+ * answer       reap      reap      reap      reap      -         -         -         -
+ * final        -         -         -         -         -         report    -         -
+ * delivered    -         -         -         -         -         -         stop      -
  *
  * reap: collect what ended; the main process's end is main-gone, at once.
  * ended: -> SWEEPING, the verdict from its wait status (or the kill's
@@ -518,7 +579,13 @@ static void supervise_final_delivered(struct supervisor *s)
  * then -> KILLING for that reason unless the program has ended meanwhile.
  * kill-more, sweep: kill the leftovers again (sweep: -> ENDED once none is
  * left; ENDED tells the FIFOs). grace: -> GRACE. sig-*: mark proctord
- * interrupted; sig-cut kills if it was already, sig-stop ends the loop.
+ * interrupted; sig-pass passes the signal on to the program's tree
+ * (-> SIGNALED, the grace armed unless a client's runs already),
+ * sig-cut ends the grace (-> KILLING), sig-kill kills the leftovers again
+ * at once, sig-stop ends the loop. caller (--end-on-eof: the caller has
+ * closed its end): -> GRACE, as a terminating wait nobody reads, and
+ * proctord is interrupted; mark: interrupted (the loop stops at the end);
+ * halt: the loop stops now.
  * report: -> REPORTED, the --report file is written. stop: -> DONE.
  * With --end-fd, ended (once in ENDED) and kick also announce the end when
  * the output is delivered: the report (-> REPORTED), one byte on the
@@ -543,7 +610,8 @@ struct sv_action {
 #define REAP A(reap, "reap")
 #define EXEC A(check_exec, "exec")
 #define COUNT A(oom_count, "count")
-/* What RUNNING and GRACE have in common. */
+#define MARK A(sig_mark, "mark")
+/* What RUNNING, GRACE and SIGNALED have in common. */
 #define RUNNING_OR_GRACE                                \
 	[SV_EV_CHILD] = REAP,                           \
 	[SV_EV_MAIN_GONE] = A(main_ended, "ended"),     \
@@ -558,13 +626,21 @@ struct sv_action {
 static const struct sv_action supervise_actions[SV_N_STATES][SV_N_EVENTS] = {
 	[SV_RUNNING] = {
 		RUNNING_OR_GRACE,
-		[SV_EV_SIGNAL] = A(sig_grace, "sig-grace"),
+		[SV_EV_SIGNAL] = A(sig_pass, "sig-pass"),
 		[SV_EV_TERMINATE] = A(begin_grace, "grace"),
+		[SV_EV_CALLER_GONE] = A(caller_gone, "caller"),
 	},
 	[SV_GRACE] = {
 		RUNNING_OR_GRACE,
 		[SV_EV_GRACE] = A(kill_term, "term"),
+		[SV_EV_SIGNAL] = A(sig_pass, "sig-pass"),
+		[SV_EV_CALLER_GONE] = MARK,
+	},
+	[SV_SIGNALED] = {
+		RUNNING_OR_GRACE,
+		[SV_EV_GRACE] = A(kill_term, "term"),
 		[SV_EV_SIGNAL] = A(sig_cut, "sig-cut"),
+		[SV_EV_CALLER_GONE] = MARK,
 	},
 	[SV_KILLING] = {
 		[SV_EV_CHILD] = REAP,
@@ -572,7 +648,8 @@ static const struct sv_action supervise_actions[SV_N_STATES][SV_N_EVENTS] = {
 		[SV_EV_SETUP] = EXEC,
 		[SV_EV_SWEEP] = A(kill_more, "kill-more"),
 		[SV_EV_OOM] = COUNT,
-		[SV_EV_SIGNAL] = A(sig_mark, "sig-mark"),
+		[SV_EV_SIGNAL] = A(sig_kill, "sig-kill"),
+		[SV_EV_CALLER_GONE] = MARK,
 		[SV_EV_ANSWER] = REAP,
 	},
 	[SV_SWEEPING] = {
@@ -580,7 +657,8 @@ static const struct sv_action supervise_actions[SV_N_STATES][SV_N_EVENTS] = {
 		[SV_EV_SETUP] = EXEC,
 		[SV_EV_SWEEP] = A(sweep_more, "sweep"),
 		[SV_EV_OOM] = COUNT,
-		[SV_EV_SIGNAL] = A(sig_mark, "sig-mark"),
+		[SV_EV_SIGNAL] = A(sig_kill, "sig-kill"),
+		[SV_EV_CALLER_GONE] = MARK,
 	},
 	[SV_ENDED] = {
 		[SV_EV_CHILD] = REAP,
@@ -588,6 +666,7 @@ static const struct sv_action supervise_actions[SV_N_STATES][SV_N_EVENTS] = {
 		[SV_EV_OOM] = COUNT,
 		[SV_EV_OUTPUT_DONE] = A(kick, "kick"),
 		[SV_EV_SIGNAL] = A(sig_stop, "sig-stop"),
+		[SV_EV_CALLER_GONE] = A(sig_stop, "halt"),
 		[SV_EV_FINAL] = A(report, "report"),
 	},
 	[SV_REPORTED] = {
@@ -595,6 +674,7 @@ static const struct sv_action supervise_actions[SV_N_STATES][SV_N_EVENTS] = {
 		[SV_EV_SETUP] = EXEC,
 		[SV_EV_OOM] = COUNT,
 		[SV_EV_SIGNAL] = A(sig_stop, "sig-stop"),
+		[SV_EV_CALLER_GONE] = A(sig_stop, "halt"),
 		[SV_EV_DELIVERED] = A(final_delivered, "stop"),
 	},
 	[SV_DONE] = {
@@ -606,6 +686,7 @@ static const struct sv_action supervise_actions[SV_N_STATES][SV_N_EVENTS] = {
 };
 
 #undef RUNNING_OR_GRACE
+#undef MARK
 #undef COUNT
 #undef EXEC
 #undef REAP
@@ -625,6 +706,7 @@ static void supervise_dispatch(struct supervisor *s, enum sv_event ev)
 static const char *const supervise_state_names[SV_N_STATES] = {
 	[SV_RUNNING] = "RUNNING",
 	[SV_GRACE] = "GRACE",
+	[SV_SIGNALED] = "SIGNALED",
 	[SV_KILLING] = "KILLING",
 	[SV_SWEEPING] = "SWEEPING",
 	[SV_ENDED] = "ENDED",
@@ -646,6 +728,7 @@ static const char *const supervise_event_names[SV_N_EVENTS] = {
 	[SV_EV_SYSCALL] = "syscall",
 	[SV_EV_SIGNAL] = "signal",
 	[SV_EV_TERMINATE] = "terminate",
+	[SV_EV_CALLER_GONE] = "caller-gone",
 	[SV_EV_ANSWER] = "answer",
 	[SV_EV_FINAL] = "final",
 	[SV_EV_DELIVERED] = "delivered",
@@ -747,8 +830,29 @@ void supervise_end_sigset(sigset_t *set)
 
 static void supervise_signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 {
+	struct supervisor *s = w->data;
+
 	log_warnx("received SIG%s: ending the program", sigabbrev_np(w->signum));
-	supervise_dispatch(w->data, SV_EV_SIGNAL);
+	s->signo = w->signum;
+	supervise_dispatch(s, SV_EV_SIGNAL);
+}
+
+/* --end-on-eof: what the caller writes is read and thrown away; the end
+ * (no writer left: the caller died or closed it) is the event, once. A
+ * descriptor that fails is taken for an end too: nothing more would come. */
+static void supervise_eof_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct supervisor *s = w->data;
+	char buf[4096];
+	int n = 0;
+
+	if (ioctl(s->eof_fd, FIONREAD, &n) == 0 && n > 0) {
+		if (read(s->eof_fd, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf) > 0)
+			return;
+	}
+	ev_io_stop(loop, w);
+	log_warnx("the caller's end (--end-on-eof) is closed: ending the program");
+	supervise_dispatch(s, SV_EV_CALLER_GONE);
 }
 
 /*
@@ -865,7 +969,7 @@ int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limi
 	s->output = output;
 	s->start_us = start_us;
 	s->state = SV_RUNNING;
-	s->end_fd = -1;
+	s->end_fd = s->eof_fd = -1;
 	s->ncpus = supervise_ncpus();
 	measure_init(&s->measure, getpid(), cg);
 	if (child->statusfd >= 0)
@@ -921,6 +1025,11 @@ int supervise_start(struct supervisor *s)
 	 * in place and the loop not yet running: ev_run would forget an
 	 * ev_break made before it. */
 	supervise_dispatch(s, SV_EV_CHILD);
+	if (s->state != SV_DONE && s->eof_fd >= 0) {
+		ev_io_init(&s->eof_io, supervise_eof_cb, s->eof_fd, EV_READ);
+		s->eof_io.data = s;
+		ev_io_start(s->loop, &s->eof_io);
+	}
 	return s->state != SV_DONE;
 }
 
@@ -949,5 +1058,9 @@ void supervise_close(struct supervisor *s)
 		close(s->child.pidfd);
 	if (s->end_fd >= 0)
 		close(s->end_fd);
+	if (s->eof_fd >= 0) {
+		ev_io_stop(s->loop, &s->eof_io);
+		close(s->eof_fd);
+	}
 	measure_free(&s->measure);
 }

@@ -25,14 +25,17 @@
  * call filter, a signal, the FIFOs). supervise.c has the whole table of
  * what each event does in each state; in short:
  *
- * RUNNING  --terminating wait or SIGTERM--> GRACE
- * RUNNING, GRACE --limit, grace over--> KILLING (tree SIGKILLed, main not yet reaped;
+ * RUNNING  --terminating wait--> GRACE
+ * RUNNING, GRACE --SIGTERM, SIGINT...: passed on to the program--> SIGNALED
+ * SIGNALED --a second signal--> KILLING
+ * RUNNING, GRACE, SIGNALED --limit, grace over--> KILLING (tree SIGKILLed, main not yet reaped;
  *                                       the verdict is decided: answers say killed)
- * RUNNING, GRACE, KILLING --main reaped (in a PID namespace: its init)--> SWEEPING (leftovers killed until none is left)
+ * RUNNING, GRACE, SIGNALED, KILLING --main reaped (in a PID namespace: its init)--> SWEEPING (leftovers killed until none is left)
  * SWEEPING --no descendant left--> ENDED (figures frozen)
  * ENDED --the final answer is due--> REPORTED (report() called: the report is in place)
  * REPORTED --final answer delivered--> DONE (loop stops)
  * ENDED, REPORTED --interrupted--> DONE (interrupted before, SWEEPING ends in DONE)
+ * RUNNING --the caller gone (--end-on-eof)--> GRACE, interrupted
  *
  * report() is called once when the sandbox has ended and its output is
  * delivered, before the final answer is composed: a client that reads that
@@ -53,6 +56,7 @@ extern const int supervise_end_signals[SUPERVISE_N_END_SIGNALS];
 enum sv_state {
 	SV_RUNNING,
 	SV_GRACE,
+	SV_SIGNALED,
 	SV_KILLING,
 	SV_SWEEPING,
 	SV_ENDED,
@@ -75,6 +79,7 @@ enum sv_event {
 	SV_EV_SYSCALL,     /* a denied system call (its name in s->denied) */
 	SV_EV_SIGNAL,      /* one of the signals that end proctord */
 	SV_EV_TERMINATE,   /* a terminating wait arrived */
+	SV_EV_CALLER_GONE, /* --end-on-eof: the caller closed its end */
 	SV_EV_ANSWER,      /* a wait's answer is about to be composed */
 	SV_EV_FINAL,       /* the terminating wait's answer is about to be composed */
 	SV_EV_DELIVERED,   /* that answer has been delivered (or dropped) */
@@ -113,6 +118,7 @@ struct supervisor {
 	struct sysfilter_watch sysfilter; /* .loop NULL without --seccomp */
 	char syscall[64];          /* the denied call that ended the program */
 	const char *denied;        /* SV_EV_SYSCALL's call, while it is handled */
+	int signo;                 /* SV_EV_SIGNAL's signal, while it is handled */
 	ev_signal sigchld;
 	ev_signal sigend[SUPERVISE_N_END_SIGNALS]; /* SIGTERM and the others that end it */
 	ev_io err_io;
@@ -126,6 +132,9 @@ struct supervisor {
 	void *report_ctx;
 	int reported;              /* report() has been called */
 	int end_fd;                /* --end-fd: written and closed at the end; -1 */
+	int eof_fd;                /* --end-on-eof: the caller's pipe or socket; -1 */
+	int shares_group;          /* proctord is in the program's process group (the terminal's) */
+	ev_io eof_io;
 };
 
 /* Start supervising a spawned child; output (NULL if none) is pumped from
@@ -151,6 +160,9 @@ void supervise_report_once(struct supervisor *s);
 /* --end-fd N: a close-on-exec copy of inherited descriptor N (N is
  * closed), open for writing. Returns it, or -1 with a message in err. */
 int supervise_end_fd_take(const char *arg, char *err, size_t errlen);
+/* --end-on-eof N: the same for a pipe or socket open for reading, whose
+ * end (the last writer gone) ends the run as a terminating wait would. */
+int supervise_eof_fd_take(const char *arg, char *err, size_t errlen);
 
 extern const struct fifo_ops supervise_fifo_ops;
 

@@ -45,6 +45,11 @@ ssize_t tree_signal_group(pid_t pgid, int sig)
 
 ssize_t tree_signal_all(pid_t root, int sig)
 {
+	return tree_signal_but(root, 0, sig);
+}
+
+ssize_t tree_signal_but(pid_t root, pid_t skip, int sig)
+{
 	struct procwalk w;
 	ssize_t n = -1;
 
@@ -54,7 +59,8 @@ ssize_t tree_signal_all(pid_t root, int sig)
 		 * re-parented before its turn, fail the parent check and wait
 		 * for the next walk. */
 		for (size_t i = w.n; i-- > 0;)
-			tree_signal_one(&w, &w.nodes[i], sig);
+			if (w.nodes[i].pid != skip)
+				tree_signal_one(&w, &w.nodes[i], sig);
 		n = (ssize_t)w.n;
 	}
 	procwalk_free(&w);

@@ -47,19 +47,22 @@ check_eq "no SIGTERM during the grace: sleep is killed terminate" "killed termin
 native timing check_range "the default grace is 50 ms (answer within 50..70 ms)" 50000 70000 "${ELAPSED:-x}"
 
 # One SIGTERM to proctord during a grace period that a client's 0 started
-# lets the grace run its course: a program that ends by itself within it is
-# still "exited 0". (Only a second signal cuts the grace short.)
+# is passed on to the program and lets the grace run its course: a program
+# that saves its state and exits within it is "exited 3", not killed.
+# (Only a second signal cuts the grace short.)
 sb="$T/sigterm-grace"
-"$PROCTORD" --dir "$sb" --grace 2s --report "$T/sg.json" -- sh -c 'sleep 0.3; exit 0' \
+rm -f "$T/sg.ready" "$T/sg.saved"
+"$PROCTORD" --dir "$sb" --grace 2s --report "$T/sg.json" -- "$PROGS/ignsig" "$T/sg.ready" "$T/sg.saved" \
 	>/dev/null 2>&1 </dev/null &
 pd=$!
-wait_for 10 test -p "$sb/wait"
+wait_for 10 test -e "$T/sg.ready"
 timeout "$T_OP" bash -c 'echo 0 > "$1/wait"' _ "$sb"
 sleep 0.05
 kill -TERM "$pd"
 wait "$pd"
 check_eq "proctord stopped by SIGTERM exits 4" 4 "$?"
-check_eq "...and a program ending by itself within the grace is still exited 0" \
-	"exited 0" "$(jsonget "$T/sg.json" status.head 2>&1)"
+check_eq "...the program got the SIGTERM during the client's grace" TERM "$(cat "$T/sg.saved" 2>&1)"
+check_eq "...and, ending within the grace, is exited 3" \
+	"exited 3" "$(jsonget "$T/sg.json" status.head 2>&1)"
 
 done_testing

@@ -1,0 +1,147 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Signals to proctord and to proctor run climb a ladder: the first reaches the program and starts the grace, the second ends the grace.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/lib.sh"
+
+: "${PROCTOR:?set PROCTOR to the proctor command}"
+PROCTOR=$(realpath "$PROCTOR")
+export PROCTORD
+
+# A background job of a script starts with SIGINT ignored; env puts it back.
+fg_start() {
+	pd_seq=$((pd_seq + 1))
+	PD_ERR="$T/pd.$pd_seq.err"
+	env --default-signal=INT "$PROCTORD" "$@" >/dev/null 2>"$PD_ERR" </dev/null &
+	PD_PID=$!
+}
+head_of() { "$PROGS/jsonget" "$1" status.head 2>&1; }
+
+# --- proctord in the foreground ------------------------------------------------
+for sig in INT TERM HUP; do
+	sb="$T/ign-$sig"
+	fg_start --dir "$sb" --grace 20s --report "$T/ign-$sig.json" -- "$PROGS/ignsig" "$T/ign-$sig.ready"
+	wait_for "$T_OP" test -e "$T/ign-$sig.ready"
+	kill -s "$sig" "$PD_PID"
+	sleep 0.3
+	check "one SIG$sig to proctord, ignored by the program: proctord runs on" kill -0 "$PD_PID"
+	wait1 "$sb"
+	check_eq "...and says the program is running, within the 20 s grace" running "$ANS_HEAD"
+	t0=$(now_us)
+	kill -s "$sig" "$PD_PID"
+	pd_reap "$PD_PID"
+	check_eq "a second SIG$sig ends the grace: proctord exits 4" 4 "$PD_EXIT"
+	native timing check_range "...at once, not at the grace's end (< 5 s)" 0 5000000 $(($(now_us) - t0))
+	check_eq "...the program killed terminate" "killed terminate" "$(head_of "$T/ign-$sig.json")"
+done
+
+# The first signal reaches the program: it saves its state and exits.
+for sig in TERM INT; do
+	fg_start --grace 20s --report "$T/save-$sig.json" -- "$PROGS/ignsig" "$T/save-$sig.ready" "$T/save-$sig"
+	wait_for "$T_OP" test -e "$T/save-$sig.ready"
+	t0=$(now_us)
+	kill -s "$sig" "$PD_PID"
+	pd_reap "$PD_PID"
+	check_eq "SIG$sig to proctord reaches the program first" "$sig" "$(cat "$T/save-$sig" 2>&1)"
+	check_eq "...which ends by itself within the grace: exited 3" "exited 3" "$(head_of "$T/save-$sig.json")"
+	check_eq "...and proctord exits 4" 4 "$PD_EXIT"
+	native timing check_range "...as soon as the program has ended (< 5 s of a 20 s grace)" 0 5000000 \
+		$(($(now_us) - t0))
+done
+
+# --- proctor run ------------------------------------------------------------------
+# run_bg ARGS...: proctor run leading a process group of its own, as a
+# shell's job does (RUN_PID, which is also the group's id).
+run_bg() {
+	setsid "$PROCTOR" run "$@" >"$T/run.out" 2>"$T/run.err" </dev/null &
+	RUN_PID=$!
+}
+run_end() {
+	pd_reap "$RUN_PID" "${1:-$T_OP}"
+	RUN_RC=$PD_EXIT
+	RUN_LAST=$(tail -n 1 "$T/run.err")
+}
+
+# SIGINT to the job's process group (a shell's kill -INT %1): proctord is
+# told once per signal, not once by the group and once by proctor run.
+run_bg --grace 20s -- "$PROGS/ignsig" "$T/run-ign.ready"
+wait_for "$T_OP" test -e "$T/run-ign.ready"
+kill -s INT -- "-$RUN_PID"
+sleep 0.3
+check "one SIGINT to proctor run's group, ignored by the program: the run goes on" kill -0 "$RUN_PID"
+t0=$(now_us)
+kill -s INT -- "-$RUN_PID"
+run_end
+check_eq "a second SIGINT ends the grace: run exits 130" 130 "$RUN_RC"
+native timing check_range "...at once, not at the grace's end (< 5 s)" 0 5000000 $(($(now_us) - t0))
+check_re "...with the verdict" "^proctor: killed terminate: .*; interrupted by SIGINT$" "$RUN_LAST"
+
+# SIGTERM to proctor run reaches the program, which saves and exits 3.
+run_bg --grace 20s -- "$PROGS/ignsig" "$T/run-save.ready" "$T/run-save"
+wait_for "$T_OP" test -e "$T/run-save.ready"
+kill -s TERM "$RUN_PID"
+run_end
+check_eq "SIGTERM to proctor run reaches the program first" TERM "$(cat "$T/run-save" 2>&1)"
+check_eq "...which exits 3 within the grace: run exits 3" 3 "$RUN_RC"
+check_re "...with the verdict" "^proctor: exited 3; .*; interrupted by SIGTERM$" "$RUN_LAST"
+
+# --- ^C at a terminal, where the program holds the foreground -----------------------
+# A pseudo-terminal (python3's pty): proctor run is its session's
+# foreground job, and hands the terminal to the program, which ignores
+# SIGINT. The terminal's ^C must still reach proctord: the first starts
+# the grace, the second ends it.
+cat >"$T/caret-c.py" <<'PY'
+import os, pty, sys, time
+ready, argv = sys.argv[1], sys.argv[2:]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp(argv[0], argv)
+screen = b""
+def drain(seconds):
+    global screen
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            screen += os.read(fd, 4096)
+        except OSError:
+            time.sleep(0.01)
+os.set_blocking(fd, False)
+t = time.monotonic() + 20
+while not os.path.exists(ready) and time.monotonic() < t:
+    drain(0.01)
+os.write(fd, b"\x03")
+drain(0.3)
+done, status = os.waitpid(pid, os.WNOHANG)
+print("alive after one:", done == 0)
+t0 = time.monotonic()
+os.write(fd, b"\x03")
+while not done and time.monotonic() < t0 + 30:
+    drain(0.01)
+    done, status = os.waitpid(pid, os.WNOHANG)
+print("elapsed_us:", int((time.monotonic() - t0) * 1e6))
+print("rc:", os.waitstatus_to_exitcode(status) if done else "running")
+drain(0.1)
+print(screen.decode(errors="replace").replace("\r", ""))
+PY
+if vg_on; then
+	# The terminal's ^C goes to the whole foreground group, the init of
+	# the program's PID namespace included, which is proctord's fork and
+	# runs under valgrind: valgrind's handler takes what the kernel would
+	# have dropped, and dies of it.
+	for what in "one ^C" "a second ^C" "the verdict" "the exit code"; do
+		skip "at a terminal: $what" "under valgrind (its init takes ^C)"
+	done
+else
+	timeout 60 python3 "$T/caret-c.py" "$T/pty.ready" "$PROCTOR" run --grace 20s -- \
+		"$PROGS/ignsig" "$T/pty.ready" >"$T/pty.out" 2>&1
+	screen=$(cat "$T/pty.out")
+	check_re "at a terminal, one ^C, ignored by the program: the run goes on" \
+		$'^alive after one: True\n' "$screen" || diag "$screen"
+	elapsed=$(sed -n 's/^elapsed_us: //p' "$T/pty.out")
+	check_range "...a second ^C ends the 20 s grace: the run ends" 0 15000000 "${elapsed:-x}"
+	check_re "...the program killed terminate" $'\nproctor: killed terminate: ' "$screen"
+	check_re "...run exits 137" $'\nrc: 137\n' "$screen"
+fi
+
+vg_check
+done_testing
