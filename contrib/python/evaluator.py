@@ -12,13 +12,17 @@ import proctor
 
 
 def evaluate(program, lines=1000, sections=4, proctord="proctord", grace="50ms", wall_time="10s",
-             options=()):
+             options=(), memory_max=None):
     """Run PROGRAM, send it LINES lines in SECTIONS sections, expect each echoed back.
 
     OPTIONS are more proctord options (["--output-limit", "1MiB", "--seccomp"]).
+    MEMORY_MAX, if given, is --memory-max: an int of bytes or a str with its
+    unit (proctor.size(); a bare "262144" is refused, as proctord does).
     Returns (rows, verdict): one (section, lines, cpu_us, memory_bytes, ok)
     row per section, and the Result of the terminating wait.
     """
+    if memory_max is not None:
+        options = ("--memory-max", proctor.size(memory_max), *options)
     work = tempfile.mkdtemp(prefix="proctor-eval.")
     try:
         box = os.path.join(work, "box")

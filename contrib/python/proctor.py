@@ -15,7 +15,7 @@ import time
 from typing import Optional
 
 __all__ = [
-    "Result", "wait", "stop", "parse", "answer_json",
+    "Result", "wait", "stop", "parse", "answer_json", "size",
     "ProctorError", "NoSandbox", "DaemonGone", "Timeout", "NotExited", "MalformedAnswer",
     "ProctorOSError", "KINDS", "KILL_REASONS", "FAILURE_STAGES",
 ]
@@ -42,6 +42,44 @@ _MAX_ANSWER = 65536
 # While it waits for an answer, the client looks this often whether proctord
 # still holds its lifetime lock on DIR (flock LOCK_EX, PROTOCOL.md section 9).
 _ALIVE_CHECK = 0.020
+
+
+# Sizes as proctord reads them (proctord(8), UNITS): a number with its unit,
+# only 0 bare, KB..TB refused. size() spells a size for proctord's command
+# line or proctor.conf the same way, so that a script fails where proctord
+# would, not with another size than it meant.
+_SIZE_RE = re.compile(r"\s*(\d+(?:\.\d+)?|\.\d+)\s*([A-Za-z]*)\s*\Z")
+_SIZE_UNITS = ("b", "k", "kib", "m", "mib", "g", "gib", "t", "tib")
+_SIZE_BARE = ("a size needs its unit: B (bytes), KiB (isolate's unit), MiB, GiB, or K, M, G, T; "
+              "only 0 may be bare")
+_SIZE_DECIMAL = ("KB, MB, GB and TB are 1000^n bytes to some and 1024^n to others (Docker): "
+                 "write KiB, MiB, GiB, TiB (1024^n), or the bytes with B")
+
+
+def size(value) -> str:
+    """A size for proctord: an int is bytes ("262144B"; 0 is "0"); a str is
+    checked as proctord checks it and returned as it is ("256MiB",
+    "unlimited"). Raises ValueError with proctord's words for a bare number
+    other than 0 (isolate counts KiB: write "262144KiB") and for KB..TB."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise TypeError("size() takes an int (bytes) or a str such as \"256MiB\"")
+    if isinstance(value, int):
+        if value < 0:
+            raise ValueError("negative values are not accepted")
+        return "%dB" % value if value else "0"
+    if value.strip().lower() == "unlimited":
+        return value
+    m = _SIZE_RE.match(value)
+    if not m:
+        raise ValueError("%r: expected a number with its unit, such as 256MiB" % value)
+    number, unit = m.group(1), m.group(2).lower()
+    if unit in ("kb", "mb", "gb", "tb"):
+        raise ValueError("%r: %s" % (value, _SIZE_DECIMAL))
+    if unit == "" and number.strip("0.") != "":
+        raise ValueError("%r: %s" % (value, _SIZE_BARE))
+    if unit not in _SIZE_UNITS + ("",):
+        raise ValueError("%r: unknown size unit (use B, KiB, MiB, GiB, TiB, or K, M, G, T)" % value)
+    return value
 
 
 class ProctorError(Exception):

@@ -20,13 +20,17 @@ static const struct unit duration_units[] = {
 };
 
 /* Single letters are binary, as Docker (--memory 512m) and systemd (MemoryMax=512M)
- * read them; "KB" is decimal and "KiB" binary, as the names say. */
+ * read them, and so are KiB..TiB. A bare number is parsed as bytes, but
+ * units_parse_size takes it only for 0: isolate counts KiB, proctord counted
+ * bytes, and a number copied from one to the other was 1024 times off.
+ * KB..TB are not here: Docker reads "256mb" as 256 MiB, SI as 256 * 10^6
+ * bytes, and which one the operator meant cannot be told. */
 static const struct unit size_units[] = {
 	{"", 1}, {"B", 1},
-	{"K", 1ull << 10}, {"KiB", 1ull << 10}, {"KB", 1000},
-	{"M", 1ull << 20}, {"MiB", 1ull << 20}, {"MB", 1000000},
-	{"G", 1ull << 30}, {"GiB", 1ull << 30}, {"GB", 1000000000},
-	{"T", 1ull << 40}, {"TiB", 1ull << 40}, {"TB", 1000000000000},
+	{"K", 1ull << 10}, {"KiB", 1ull << 10},
+	{"M", 1ull << 20}, {"MiB", 1ull << 20},
+	{"G", 1ull << 30}, {"GiB", 1ull << 30},
+	{"T", 1ull << 40}, {"TiB", 1ull << 40},
 	{NULL, 0},
 };
 
@@ -180,11 +184,46 @@ const char *units_parse_duration(const char *s, int allow_unlimited, uint64_t *o
 	return err;
 }
 
+/* The unit of a size as written: what follows the number, blanks around it
+ * left out; its length in *len. */
+static const char *size_suffix(const char *s, size_t *len)
+{
+	s = skip_space(s);
+	while (isdigit((unsigned char)*s) || *s == '.')
+		s++;
+	s = skip_space(s);
+	*len = suffix_len(s);
+	return s;
+}
+
 const char *units_parse_size(const char *s, int allow_unlimited, uint64_t *out_bytes)
 {
-	return parse_with_units(s, allow_unlimited, size_units,
-				"unknown size unit (use B, K, M, G, T, KiB..TiB or KB..TB)",
-				out_bytes);
+	static const char *const decimal[] = {"KB", "MB", "GB", "TB", NULL};
+	const char *err, *suffix;
+	uint64_t v;
+	size_t n;
+
+	err = parse_with_units(s, allow_unlimited, size_units,
+			       "unknown size unit (use B, KiB, MiB, GiB, TiB, or K, M, G, T for "
+			       "the same)",
+			       &v);
+	if (err && s && !is_unlimited(s)) {
+		suffix = size_suffix(s, &n);
+		for (size_t i = 0; decimal[i]; i++)
+			if (n == 2 && strncasecmp(suffix, decimal[i], 2) == 0)
+				return "KB, MB, GB and TB are 1000^n bytes to some and 1024^n to "
+				       "others (Docker): write KiB, MiB, GiB, TiB (1024^n), or the "
+				       "bytes with B";
+	}
+	if (err)
+		return err;
+	/* Bare: only a 0 ("0.1" is no byte either, but was not meant as 0). */
+	if (v != UNITS_UNLIMITED && (size_suffix(s, &n), n == 0) &&
+	    strspn(skip_space(s), "0.") != strcspn(skip_space(s), " \t"))
+		return "a size needs its unit: B (bytes), KiB (isolate's unit), MiB, GiB, or "
+		       "K, M, G, T; only 0 may be bare";
+	*out_bytes = v;
+	return NULL;
 }
 
 static const struct unit cpu_units[] = {
@@ -247,7 +286,6 @@ void units_format_duration(uint64_t us, char *buf, size_t len)
 void units_format_size(uint64_t bytes, char *buf, size_t len)
 {
 	static const char *const bin[] = {"TiB", "GiB", "MiB", "KiB"};
-	static const char *const dec[] = {"TB", "GB", "MB", "KB"};
 	int i;
 
 	if (bytes == UNITS_UNLIMITED) {
@@ -262,15 +300,11 @@ void units_format_size(uint64_t bytes, char *buf, size_t len)
 			return;
 		}
 	}
-	for (i = 0; i < 4; i++) {
-		uint64_t m = 1000;
-
-		for (int k = 0; k < 3 - i; k++)
-			m *= 1000;
-		if (bytes >= m && bytes % m == 0) {
-			snprintf(buf, len, "%" PRIu64 "%s", bytes / m, dec[i]);
-			return;
-		}
+	/* A decimal size, such as 10^6, exact in bytes: KB..TB do not read
+	 * back. */
+	if (bytes >= 1000 && bytes % 1000 == 0) {
+		snprintf(buf, len, "%" PRIu64 "B", bytes);
+		return;
 	}
 	/* Two decimals, rounded down: rounding to nearest printed 2^64 - 1
 	 * bytes as "16777216.00TiB", a size that no longer reads back. */

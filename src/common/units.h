@@ -15,8 +15,9 @@
 
 /* Durations: bare number = seconds; us, ms, s, m, h; fractions allowed ("1.5s"). */
 const char *units_parse_duration(const char *s, int allow_unlimited, uint64_t *out_us);
-/* Sizes: bare number = bytes; B; K M G T (binary, as Docker and systemd);
- * KiB MiB GiB TiB (binary); KB MB GB TB (decimal); fractions allowed ("1.5GiB"). */
+/* Sizes: B; K M G T (binary, as Docker and systemd); KiB MiB GiB TiB;
+ * fractions allowed ("1.5GiB"). A bare number is refused but for 0, and so
+ * are KB MB GB TB (decimal to some, binary to Docker). */
 const char *units_parse_size(const char *s, int allow_unlimited, uint64_t *out_bytes);
 /* CPU bandwidth becomes a quota of 100 µs per thousandth of a CPU in each
  * 100 ms period: 65536 CPUs (more than Linux runs on) keep that quota far

@@ -229,12 +229,6 @@ static const char *const config_nonzero[] = {
 	"tmp_size", NULL,
 };
 
-/* Sizes that isolate counts in KiB: a bare number copied from an isolate
- * command line is 1024 times too small here. */
-static const char *const config_kib_in_isolate[] = {
-	"memory_max", "memory_high", "address_space", "stack", "fsize", NULL,
-};
-
 static int config_in(const char *const *names, const char *name)
 {
 	for (size_t i = 0; names[i]; i++)
@@ -499,24 +493,6 @@ int config_validate(const struct config *c, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
-}
-
-int config_warning(const struct config *c, const struct config_key *k, char *buf, size_t len)
-{
-	char src[320];
-	uint64_t v;
-
-	if (k->type != CONFIG_SIZE || !config_in(config_kib_in_isolate, k->name))
-		return 0;
-	v = *config_cu64(c, k);
-	if (v == 0 || v >= (uint64_t)1 << 20 || v == UNITS_UNLIMITED)
-		return 0;
-	config_source_text(&c->source[config_key_index(k)], src, sizeof src);
-	snprintf(buf, len,
-		 "%s = %" PRIu64 " bytes (%s) is below 1 MiB: a bare size counts bytes, not "
-		 "KiB as in isolate; did you mean %" PRIu64 "KiB?",
-		 k->name, v, src, v);
-	return 1;
 }
 
 /* --- the file --- */

@@ -107,11 +107,6 @@ int config_load(struct config *c, const char *file, const char *profile, char *e
 /* Checks across keys (memory_high <= memory_max). Returns 0 or -1 with err. */
 int config_validate(const struct config *c, char *err, size_t errlen);
 
-/* A value that is accepted but most likely a mistake (a memory limit below
- * 1 MiB: a bare size counts bytes, where isolate counts KiB). Returns 1 with
- * one line in buf, or 0. */
-int config_warning(const struct config *c, const struct config_key *k, char *buf, size_t len);
-
 /* The value of key k as text ("2.000s", "256MiB", "unlimited", "unset"). */
 void config_format(const struct config *c, const struct config_key *k, char *buf, size_t len);
 /* Whether key k holds anything but its built-in default. */

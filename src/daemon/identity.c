@@ -34,6 +34,39 @@ int identity_parse_id(const char *s, uint32_t *out)
 	return 0;
 }
 
+/* user or group set where proctord is not root: refused, saying where the
+ * key came from and why it cannot be honoured, in a box too. */
+static void identity_refuse_rootless(const struct config *c, uid_t euid, char *err, size_t errlen)
+{
+	const char *key = c->user ? "user" : "group";
+	const char *value = c->user ? c->user : c->group;
+	const struct config_source *src = &c->source[config_key_index(config_key_find(key))];
+	char where[320], what[400];
+
+	config_source_text(src, where, sizeof where);
+	if (strcmp(where, "command line") == 0)
+		snprintf(what, sizeof what, "--%s %s", key, value);
+	else
+		snprintf(what, sizeof what, "%s = %s (%s)", key, value, where);
+	if (!c->box) {
+		snprintf(err, errlen,
+			 "%s: only root can run the program as another %s (proctord runs as uid "
+			 "%u); remove user and group for a proctord that is not root, or run it "
+			 "as root",
+			 what, key, (unsigned)euid);
+		return;
+	}
+	/* A mapped uid in the box would only be a name: the program's files,
+	 * signals and limits would still be those of proctord's uid. */
+	snprintf(err, errlen,
+		 "%s: only root can run the program as another %s (proctord runs as uid %u): "
+		 "the user namespace of a box that is not root's maps one uid, proctord's own, "
+		 "so its program is uid %u on the host whatever it is called inside; it "
+		 "already has no capability and sees nothing of the host but the box; remove "
+		 "user and group for a proctord that is not root, or run it as root",
+		 what, key, (unsigned)euid, (unsigned)euid);
+}
+
 int identity_prepare(struct identity *i, const struct config *c, char *err, size_t errlen)
 {
 	uid_t euid = geteuid();
@@ -46,11 +79,7 @@ int identity_prepare(struct identity *i, const struct config *c, char *err, size
 	i->unshare_net = c->unshare_net;
 	i->unshare_ipc = c->unshare_ipc;
 	if ((c->user || c->group) && euid != 0) {
-		snprintf(err, errlen,
-			 "--%s %s: only root can run the program as another %s (proctord runs "
-			 "as uid %u)",
-			 c->user ? "user" : "group", c->user ? c->user : c->group,
-			 c->user ? "user" : "group", (unsigned)euid);
+		identity_refuse_rootless(c, euid, err, errlen);
 		return -1;
 	}
 	if (c->user) {

@@ -154,7 +154,9 @@ static void options_usage(FILE *out)
 		"                       and DIR read-write at /box, its working directory;\n"
 		"                       no capability there, even as root; a session of its\n"
 		"                       own, no TIOCSTI nor key rings. The program is found\n"
-		"                       in the box: a host path outside it is refused\n"
+		"                       in the box: a host path outside it is refused.\n"
+		"                       As root, DIR is the program's uid's for the run\n"
+		"                       (unless mode u-w), handed back as it was at the end\n"
 		"  --tmp-size SIZE      size of the box's /tmp and /dev/shm (64MiB)\n"
 		"  --ro-bind SRC[:DST]  more of the host in the box, read-only (repeatable);\n"
 		"                       both absolute; DST below /box or a bind must exist\n"
@@ -166,11 +168,12 @@ static void options_usage(FILE *out)
 		"  -V, --version        the version\n"
 		"\n"
 		"DURATION: a number with us, ms, s, m or h (seconds when bare), e.g. 1.5s.\n"
-		"SIZE: a number with B, K, M, G, T (binary), KiB..TiB or KB..TB, e.g. 256MiB.\n"
+		"SIZE: a number with its unit: B, KiB, MiB, GiB, TiB (or K, M, G, T, the\n"
+		"same), e.g. 256MiB; only 0 may be bare (isolate counts KiB: 262144KiB).\n"
+		"KB..TB are refused (1000^n to some, 1024^n to Docker).\n"
 		"Limits accept \"unlimited\"; 0 is refused where it would stop the program\n"
-		"at once. A bare size is bytes (isolate counts KiB): a memory, stack or\n"
-		"file size below 1MiB is a warning. An isolate option (-t, -m, --mem...)\n"
-		"is refused with proctord's spelling of it.\n"
+		"at once. An isolate option (-t, -m, --mem...) is refused with proctord's\n"
+		"spelling of it.\n"
 		"\n"
 		"Exit status: 0 once the terminating wait has been answered (--check: all\n"
 		"asked for can be honoured); 1 internal error; 2 usage or configuration\n"
@@ -245,7 +248,7 @@ static const struct isolate_hint {
 	{'x', "extra-time", HINT_NONE, "proctord has none: a limit ends the program when it is reached",
 	 NULL, NULL},
 	{'m', "mem", HINT_KIB, "--address-space ", "SIZE",
-	 " (isolate counts KiB, a bare size here is bytes)"},
+	 " (isolate counts KiB; a size here needs its unit)"},
 	{'k', "stack", HINT_KIB, "--stack ", "SIZE", NULL},
 	{'f', "fsize", HINT_KIB, "--fsize ", "SIZE", NULL},
 	{'p', "processes", HINT_SAME, "--pids ", "N", NULL},
@@ -528,9 +531,6 @@ void options_warnings(const struct options *o)
 {
 	char err[3 * PATH_MAX];
 
-	for (const struct config_key *k = config_keys; k->name; k++)
-		if (config_warning(&o->cfg, k, err, sizeof err))
-			log_warnx("warning: %s", err);
 	if (cpuset_check_config(&o->cfg, err, sizeof err) < 0)
 		log_fatalx(EXIT_USAGE, "%s", err);
 }

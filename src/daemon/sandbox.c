@@ -772,6 +772,23 @@ static void sandbox_spawn_warnings(struct sandbox *sb)
 	}
 }
 
+/* --box as root: DIR lent for the run to the uid the program has on the
+ * host (--user's, or nobody for the box's uid 0), so that it can write its
+ * working directory; handed back once the box is empty (boxowner.c). */
+static int sandbox_lend_dir(struct sandbox *sb, char *err, size_t errlen)
+{
+	uid_t uid;
+	gid_t gid;
+
+	if (!sb->box.active || geteuid() != 0)
+		return 0;
+	if (sb->iso.set_uid && sb->iso.uid != 0)
+		uid = sb->iso.uid;
+	else if (!identity_box_root(&sb->iso, 1, &uid, &gid))
+		return 0;
+	return boxowner_hand_over(&sb->lent, &sb->box, uid, err, errlen);
+}
+
 /* Start the program; the caller's descriptors and the filter's socket are
  * then the program's alone. */
 static int step_program(struct sandbox *sb, char *err, size_t errlen)
@@ -783,7 +800,8 @@ static int step_program(struct sandbox *sb, char *err, size_t errlen)
 	sandbox_spawn_config_more(sb);
 	/* Everything the child reads, checked here (a limit it could not set
 	 * fails the start, not the program). */
-	if (spawn_plan_build(&plan, &sb->sc, err, errlen) < 0) {
+	if (spawn_plan_build(&plan, &sb->sc, err, errlen) < 0 ||
+	    sandbox_lend_dir(sb, err, errlen) < 0) {
 		spawn_plan_free(&plan);
 		sb->sc.tty_foreground = 0;
 		return EXIT_SETUP;
@@ -792,6 +810,10 @@ static int step_program(struct sandbox *sb, char *err, size_t errlen)
 	r = spawn_start(&plan, &sb->child);
 	saved = errno;
 	spawn_plan_free(&plan);
+	/* Without its user namespace, the box's uid 0 is the host's: DIR is
+	 * its owner's to write again. */
+	if (r < 0 || sb->child.root_map_err)
+		boxowner_hand_back(&sb->lent);
 	errno = saved;
 	if (r < 0) {
 		if (sb->child.pidns_err && sb->box.active)
@@ -866,6 +888,7 @@ static void undo_program(struct sandbox *sb)
 	if (sb->strip.n && !sb->stripped)
 		boxstrip_run(&sb->strip);
 	boxstrip_close(&sb->strip);
+	boxowner_hand_back(&sb->lent);
 }
 
 /* The supervisor's ended hook: the box is empty, its set-id files go. */
@@ -875,6 +898,7 @@ static void sandbox_box_ended(void *ctx)
 
 	boxstrip_run(&sb->strip);
 	sb->stripped = 1;
+	boxowner_hand_back(&sb->lent);
 }
 
 /* The supervisor over the program, and the --report file at its end.
@@ -898,7 +922,7 @@ static int step_supervise(struct sandbox *sb, char *err, size_t errlen)
 	sb->sv.eof_fd = sb->eof_fd;
 	sb->sv.shares_group = sb->tty_group != 0;
 	sb->eof_fd = -1;
-	if (sb->strip.n) {
+	if (sb->strip.n || sb->lent.handed) {
 		sb->sv.ended = sandbox_box_ended;
 		sb->sv.ended_ctx = sb;
 	}
@@ -985,6 +1009,7 @@ static void sandbox_init(struct sandbox *sb, struct options *o)
 	sb->ready_fd = -1;
 	sb->filter_sv[0] = sb->filter_sv[1] = -1;
 	sb->child.pidfd = sb->child.errfd = sb->child.statusfd = -1;
+	boxowner_init(&sb->lent);
 	sb->fifo.ino_fd = -1;
 	/* For the tests of the teardown (tests/blackbox/teardown.sh): the
 	 * start fails on purpose once the step so named is done. */

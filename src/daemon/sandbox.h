@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "box.h"
+#include "boxowner.h"
 #include "boxstrip.h"
 #include "cgroup.h"
 #include "fifo.h"
@@ -122,6 +123,7 @@ struct sandbox {
 	cpu_set_t affinity; /* --cpuset where no cpuset cgroup pins the tree */
 	struct spawn_child child;
 	struct boxstrip strip; /* DIR and the read-write binds, for the end */
+	struct boxowner lent;  /* DIR, the program's uid's for the run */
 	int stripped;          /* strip has run */
 	uint64_t start_us;
 	/* SB_SUPERVISE */

@@ -84,7 +84,7 @@ if skip_unless "$root" "not root" 3 "--no-root"; then
 	fi
 fi
 
-if skip_unless "$nobody_ok" "not root, or no user nobody" 3 "as another user, proctord"; then
+if skip_unless "$nobody_ok" "not root, or no user nobody" 5 "as another user, proctord"; then
 	mkdir "$T/nb" && chown nobody "$T/nb"
 	timeout "$T_OP" setpriv --reuid nobody --regid "$ng" --clear-groups \
 		"$PROCTORD" --dir "$T/nb/box" --user root -- true >/dev/null 2>"$T/nb.err"
@@ -99,6 +99,24 @@ if skip_unless "$nobody_ok" "not root, or no user nobody" 3 "as another user, pr
 	check_re "...and refuses --unshare-net before the program starts, saying why" \
 		"(^|$nl)proctord: --unshare-net: only root can give the program a network namespace of its own \(proctord runs as uid $(id -u nobody)\)" \
 		"$(cat "$T/nb2.err")" || diag "$(cat "$T/nb2.err")"
+	# The shipped profiles' user = nobody, rootless and in a box: refused,
+	# with the key's file and line and why a uid mapped in the box would
+	# not serve. (The refusal comes before the box is made.)
+	if id daemon >/dev/null 2>&1; then
+		dm=$(id -u daemon)
+		printf '[judge]\nuser = nobody\n' >"$T/nb/judge.conf"
+		chmod 0644 "$T/nb/judge.conf"
+		timeout "$T_OP" setpriv --reuid daemon --regid "$(id -g daemon)" --clear-groups \
+			"$PROCTORD" --config "$T/nb/judge.conf" --profile judge --box "$T/nb" -- true \
+			>/dev/null 2>"$T/nb3.err"
+		check_eq "user = nobody in a profile, rootless in a box: refused (exit 3)" 3 "$?"
+		check_re "...naming the file and line, and why a mapped uid would not serve" \
+			"^proctord: user = nobody \\($T/nb/judge.conf:2 \\[judge\\]\\): only root can .* maps one uid, proctord's own, so its program is uid $dm on the host whatever it is called inside.*remove user and group" \
+			"$(cat "$T/nb3.err")"
+	else
+		skip "user = nobody in a profile, rootless in a box" "no user daemon to run proctord as"
+		skip "...naming the file and line" "no user daemon to run proctord as"
+	fi
 fi
 
 timeout "$T_OP" "$PROCTORD" --user no-such-user-here --dir "$T/nouser" -- true >/dev/null 2>"$T/nouser.err"

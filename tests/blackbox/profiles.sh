@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: ISC
-# Each profile of contrib/proctor.conf runs a multithreaded program of its language; --check lines up with a long path.
+# Each profile of contrib/proctor.conf runs a multithreaded program of its language and holds a fork bomb; --check lines up with a long path.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
 
@@ -92,6 +92,48 @@ for p in $profiles; do
 		;;
 	esac
 done
+
+# Each profile's pids holds a fork bomb: the tree stays within it, forks
+# past it fail, and the CPU limit ends the bomb. A profile without pids is
+# not bombed (nothing would hold it): it fails here instead.
+for p in $profiles; do
+	pids=$(timeout "$T_OP" "$PROCTORD" --check --config "$conf" --profile "$p" 2>/dev/null |
+		sed -n 's/^pids  *\([0-9][0-9]*\) .*/\1/p')
+	if ! check_re "[$p]: the profile sets pids" '^[0-9]+$' "$pids"; then
+		skip "[$p]: a fork bomb under the profile's pids" "the profile sets no pids"
+		continue
+	fi
+	if vg_on; then
+		skip "[$p]: a fork bomb under the profile's pids" "under valgrind (rlimits, seccomp)"
+		continue
+	fi
+	# The bomb runs as the profile's user: it must be able to say it hit the limit.
+	mkdir -m 0777 "$T/bomb-$p"
+	timeout $((T_OP * 6)) "$PROCTOR" run --config "$conf" --profile "$p" --wall-time 60s \
+		--report "$T/bomb-$p.json" -- "$PROGS/forkbomb" "$T/bomb-$p/ready" \
+		>"$T/bomb-$p.out" 2>"$T/bomb-$p.err" </dev/null
+	check_re "[$p]: a fork bomb ends at the profile's CPU limit" 'proctor: killed cpu-time' \
+		"$(tail -n 1 "$T/bomb-$p.err")" || diag "$(cat "$T/bomb-$p.err")"
+	check "...after a fork failed (the pids limit of $pids held it)" test -e "$T/bomb-$p/ready"
+	peak=$("$PROGS/jsonget" "$T/bomb-$p.json" pids_peak 2>/dev/null)
+	if [ -z "$peak" ] || [ "$peak" = null ]; then
+		skip "...the tree never had more than $pids processes" "no pids peak in the report here"
+	else
+		check_range "...the tree never had more than $pids processes" 2 "$pids" "$peak"
+	fi
+done
+
+# The JVM sizes its GC and compiler threads by the CPUs it sees: the java
+# profile's pids holds the threads of a 128-CPU machine (as the JVM would
+# start them there) and 8 of the program's, up to the memory limit.
+if vg_on; then
+	skip "[java] as on 128 CPUs: 8 threads" "under valgrind (rlimits, seccomp)"
+elif [ ! -e "$T/java/JThreads.class" ]; then
+	skip "[java] as on 128 CPUs: 8 threads" "no JDK (javac and java) on the PATH"
+else
+	under java "$(command -v java)" -XX:ActiveProcessorCount=128 -cp "$T/java" JThreads 8
+	ran java "8 threads: 2800000" "[java] as on 128 CPUs (-XX:ActiveProcessorCount=128): 8 threads run"
+fi
 
 # --check with a config path longer than its column: every column still
 # starts where its heading does (a cell too long ends its line).

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: ISC
-# Traps for isolate users: a bare size below 1 MiB is a warning, a 0 that would kill at once is refused.
+# Traps for isolate users: a bare size (but 0) and KB..TB are refused, a 0 that would kill at once too.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
 
@@ -31,31 +31,45 @@ refused "cpu_time = 0 in --check" --check --config <(printf 'cpu_time = 0\n')
 timeout "$T_OP" "$PROCTORD" --check --grace 0 --fsize 0 --output-limit 0 >"$T/out" 2>"$T/err"
 check_eq "--grace 0, --fsize 0 and --output-limit 0 are accepted" "0:" "$?:$(cat "$T/err")"
 
-# The isolate habit: sizes in KiB. One warning line, at start and in --check.
-timeout "$T_OP" "$PROCTORD" --check --memory-max 262144 >"$T/out" 2>"$T/err"
-check_eq "--check --memory-max 262144 still exits 0" 0 "$?"
-check_eq "...with one line on stderr" 1 "$(wc -l <"$T/err")"
-check_re "...that suggests KiB" \
-	'^proctord: warning: memory_max = 262144 bytes \(command line\) is below 1 MiB: .*did you mean 262144KiB\?$' \
-	"$(cat "$T/err")"
-check "...and the table on stdout is left alone" grep -q '^memory_max ' "$T/out"
-
+# The isolate habit: sizes in KiB. A bare size is refused, with the units,
+# at start, in --check, in the file and through proctor run alike.
+# bare DESCRIPTION [proctor run] ARGS...: exit 2 (125 for proctor run, with
+# its own line after proctord's), proctord's line asking for the unit.
+bare() {
+	local desc=$1 rc=2 lines=1
+	shift
+	[ "$1" != "$PROCTOR" ] || { rc=125; lines=2; }
+	rm -f "$T/ran"
+	timeout "$T_OP" "$@" -- touch "$T/ran" >"$T/out" 2>"$T/err" </dev/null
+	check_eq "$desc: exit $rc" "$rc" "$?"
+	check_eq "...$lines line(s) on stderr" "$lines" "$(wc -l <"$T/err")"
+	check_re "...that asks for the unit, isolate's KiB named" \
+		"^proctord: .*a size needs its unit: B \\(bytes\\), KiB \\(isolate's unit\\)" "$(cat "$T/err")"
+	check "...and nothing ran" test ! -e "$T/ran"
+}
+bare "--check --memory-max 262144" "$PROCTORD" --check --memory-max 262144
+check_re "...naming the option and its value" '^proctord: --memory-max 262144: ' "$(cat "$T/err")"
+bare "--memory-max 1048576 (isolate's 1 GiB)" "$PROCTORD" --memory-max 1048576
+bare "--stack 262144" "$PROCTORD" --stack 262144
+bare "--fsize 1000" "$PROCTORD" --fsize 1000
+bare "--output-limit 100" "$PROCTORD" --output-limit 100
+bare "proctor run --address-space 1000000" "$PROCTOR" run --address-space 1000000
 printf '[cpp]\nstack = 65536\naddress_space = 512MiB\n' >"$T/kib.conf"
-timeout "$T_OP" "$PROCTORD" --check --config "$T/kib.conf" --profile cpp >"$T/out" 2>"$T/err"
-check_re "a stack of 65536 in the file: a warning with its file and line" \
-	"^proctord: warning: stack = 65536 bytes \\($T/kib.conf:2 \\[cpp\\]\\) is below 1 MiB.*did you mean 65536KiB\\?\$" \
-	"$(cat "$T/err")"
+bare "a stack of 65536 in the file" "$PROCTORD" --config "$T/kib.conf" --profile cpp
+check_re "...named with its file and line" "^proctord: $T/kib.conf:2: stack = 65536: " "$(cat "$T/err")"
 
-run_to_end --stack 262144 -- true
-check_eq "a run with --stack 262144 starts" "exited 0" "$ANS_STATUS" || ans_diag
-check_re "...after a warning on proctord's stderr" \
-	'^proctord: warning: stack = 262144 bytes .*did you mean 262144KiB\?$' "$(cat "$PD_ERR")"
+# "256mb": 256 MiB to Docker, 256 * 10^6 bytes to SI. Refused, in any case.
+for v in 256mb 256MB 1GB 64kb; do
+	timeout "$T_OP" "$PROCTORD" --check --memory-max "$v" >"$T/out" 2>"$T/err"
+	check_re "--memory-max $v is refused (exit 2), binary or bytes asked for" \
+		"^2:proctord: --memory-max $v: .*Docker.*write KiB, MiB, GiB, TiB" "$?:$(cat "$T/err")"
+done
 
-out=$(timeout "$T_OP" "$PROCTOR" run --address-space 1000000 -- true 2>&1)
-check_re "proctor run passes the warning on" 'warning: address_space = 1000000 bytes .*did you mean 1000000KiB\?' "$out"
-
-timeout "$T_OP" "$PROCTORD" --check --memory-max 1MiB --address-space 1M --stack 8MiB \
-	--fsize 1M >"$T/out" 2>"$T/err"
-check_eq "1 MiB and more: no warning" "0:" "$?:$(cat "$T/err")"
+timeout "$T_OP" "$PROCTORD" --check --memory-max 262144KiB --address-space 1M --stack 8MiB \
+	--fsize 1000B --output-limit 0 >"$T/out" 2>"$T/err"
+check_eq "sizes with their units, and a bare 0: no error, no warning" "0:" "$?:$(cat "$T/err")"
+check_re "...and 262144KiB is 256 MiB" $'\nmemory_max +256MiB ' "$(cat "$T/out")"
+run_to_end --stack 8MiB --fsize 0 -- true
+check_eq "a run with --stack 8MiB --fsize 0 starts" "exited 0" "$ANS_STATUS" || ans_diag
 
 done_testing

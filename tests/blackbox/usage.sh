@@ -50,10 +50,10 @@ isolate_hint "--time=2" "--time is isolate's option; proctord says --cpu-time 2s
 isolate_hint "-w 5 after a good option" "-w is isolate's --wall-time; proctord says --wall-time 5s" \
 	--cpu-time 1s -w 5
 isolate_hint "-m 262144" \
-	"-m is isolate's --mem; proctord says --address-space 262144KiB (isolate counts KiB, a bare size here is bytes)" \
+	"-m is isolate's --mem; proctord says --address-space 262144KiB (isolate counts KiB; a size here needs its unit)" \
 	-m 262144
 isolate_hint "--mem 65536" \
-	"--mem is isolate's option; proctord says --address-space 65536KiB (isolate counts KiB, a bare size here is bytes)" \
+	"--mem is isolate's option; proctord says --address-space 65536KiB (isolate counts KiB; a size here needs its unit)" \
 	--mem 65536
 isolate_hint "--cg-mem=1000" "--cg-mem is isolate's option; proctord says --memory-max 1000KiB" --cg-mem=1000
 isolate_hint "-k" "-k is isolate's --stack; proctord says --stack SIZE" -k

@@ -240,6 +240,44 @@ class TestParse(unittest.TestCase):
                               proctor.MalformedAnswer}), 4)
 
 
+class TestSize(unittest.TestCase):
+    """proctor.size() spells sizes as proctord reads them, and refuses what proctord refuses."""
+
+    def test_ints_are_bytes(self):
+        self.assertEqual(proctor.size(262144), "262144B")
+        self.assertEqual(proctor.size(0), "0")
+        for bad in (-1, True, 1.5, None):
+            with self.assertRaises((ValueError, TypeError)):
+                proctor.size(bad)
+
+    def test_bare_and_decimal_are_refused(self):
+        for bare in ("262144", "1048576", " 100 ", "1.5", "0.1"):
+            with self.assertRaisesRegex(ValueError, r"needs its unit: B \(bytes\), KiB \(isolate's unit\)"):
+                proctor.size(bare)
+        for dec in ("256mb", "256MB", "1GB", "64kB", "1TB"):
+            with self.assertRaisesRegex(ValueError, "Docker"):
+                proctor.size(dec)
+        for ok in ("0", "0.0", "256MiB", "256m", "1.5G", "100B", "262144KiB", "unlimited", " 8 MiB "):
+            self.assertEqual(proctor.size(ok), ok)
+
+    def test_proctord_agrees(self):
+        # Every spelling that size() takes, proctord takes, and the other
+        # way round; a refused one with the same words. (--fsize: 0 is a
+        # size there, no file at all.)
+        for v in ("0", "262144", "262144KiB", "256mb", "256MiB", "1.5G", "0.1", "100B", "1GB",
+                  "12 GiB", "unlimited", "1Q", proctor.size(262144)):
+            p = subprocess.run([PROCTORD, "--check", "--fsize", v], capture_output=True,
+                               text=True, timeout=30)
+            try:
+                proctor.size(v)
+                ours = None
+            except ValueError as e:
+                ours = str(e)
+            self.assertEqual(p.returncode == 0, ours is None, (v, p.stderr, ours))
+            if ours is not None and "Q" not in v:
+                self.assertIn(ours.split(": ", 1)[1], p.stderr, v)
+
+
 class TestDaemon(unittest.TestCase):
     def test_wait_on_running_sleep(self):
         with Sandbox("sleep", "30") as sb:
@@ -606,6 +644,15 @@ class TestEvaluator(unittest.TestCase):
             self.assertGreater(mem, 0)
         self.assertEqual(verdict.head, "exited 0")
         self.assertGreaterEqual(verdict.cpu_us, sum(cpu for _, _, cpu, _, _ in rows))
+
+    def test_memory_max_takes_an_int_of_bytes_or_a_size_with_its_unit(self):
+        sys.path.insert(0, CONTRIB)
+        import evaluator
+        for mm in (256 << 20, "256MiB"):
+            rows, verdict = evaluator.evaluate(ECHO, lines=4, sections=1, proctord=PROCTORD, memory_max=mm)
+            self.assertEqual(verdict.head, "exited 0", mm)
+        with self.assertRaisesRegex(ValueError, "needs its unit"):
+            evaluator.evaluate(ECHO, lines=4, sections=1, proctord=PROCTORD, memory_max="262144")
 
     def test_output_limit_ends_a_chatty_program(self):
         sys.path.insert(0, CONTRIB)

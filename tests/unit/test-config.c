@@ -326,27 +326,30 @@ static void zero_is_refused_where_it_would_kill_at_once(void **state)
 	config_free(&c);
 }
 
-static void a_memory_limit_below_1_mib_is_a_warning(void **state)
+/* isolate counts KiB: a bare size in the file is an error of the file, with
+ * its line, for every size key; 0 alone may be bare. */
+static void a_bare_size_is_an_error_of_the_file(void **state)
 {
+	static const char *const sizes[] = {"memory_max", "memory_high", "address_space", "stack",
+					    "fsize", "output_limit", "tmp_size"};
 	struct config c;
-	char msg[512];
+	char text[64];
 
-	config_init(&c);
-	assert_null(config_set(&c, config_key_find("memory_max"), "262144", NULL));
-	assert_int_equal(config_warning(&c, config_key_find("memory_max"), msg, sizeof msg), 1);
-	assert_non_null(strstr(msg, "memory_max = 262144 bytes"));
-	assert_non_null(strstr(msg, "did you mean 262144KiB?"));
-	assert_null(strchr(msg, '\n'));
-	assert_null(config_set(&c, config_key_find("stack"), "1023K", NULL));
-	assert_int_equal(config_warning(&c, config_key_find("stack"), msg, sizeof msg), 1);
-	/* 1 MiB and more, unlimited, 0 (no file at all) and byte counts are fine. */
-	assert_null(config_set(&c, config_key_find("address_space"), "1MiB", NULL));
-	assert_int_equal(config_warning(&c, config_key_find("address_space"), msg, sizeof msg), 0);
-	assert_int_equal(config_warning(&c, config_key_find("memory_high"), msg, sizeof msg), 0);
-	assert_null(config_set(&c, config_key_find("fsize"), "0", NULL));
-	assert_int_equal(config_warning(&c, config_key_find("fsize"), msg, sizeof msg), 0);
-	assert_null(config_set(&c, config_key_find("output_limit"), "100", NULL));
-	assert_int_equal(config_warning(&c, config_key_find("output_limit"), msg, sizeof msg), 0);
+	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		const char *err;
+
+		snprintf(text, sizeof text, "[c]\n%s = 262144\n", sizes[i]);
+		err = load(&c, text, "c");
+		if (!strstr(err, ":2: ") || !strstr(err, "= 262144: a size needs its unit"))
+			fail_msg("%s = 262144: \"%s\"", sizes[i], err);
+		config_free(&c);
+	}
+	assert_string_equal(load(&c, "fsize = 0\nmemory_max = 262144KiB\nstack = 8M\n", NULL),
+			    "");
+	assert_int_equal(c.limits.fsize, 0);
+	assert_true(c.limits.memory_max == 256u << 20);
+	config_free(&c);
+	assert_non_null(strstr(load(&c, "memory_max = 256mb\n", NULL), ":1: memory_max = 256mb:"));
 	config_free(&c);
 }
 
@@ -401,7 +404,7 @@ int main(void)
 		cmocka_unit_test(syntax_and_structure_errors),
 		cmocka_unit_test(memory_high_above_memory_max_is_refused),
 		cmocka_unit_test(zero_is_refused_where_it_would_kill_at_once),
-		cmocka_unit_test(a_memory_limit_below_1_mib_is_a_warning),
+		cmocka_unit_test(a_bare_size_is_an_error_of_the_file),
 		cmocka_unit_test(values_format_back),
 		cmocka_unit_test(a_missing_file_is_an_error),
 	};

@@ -67,24 +67,56 @@ static void durations_reject_junk(void **state)
 	assert_non_null(units_parse_duration("18446744073710s", 1, &v));
 }
 
-static void sizes_accept_binary_and_decimal(void **state)
+static void sizes_accept_binary_units(void **state)
 {
-	assert_int_equal(size_ok("100"), 100);
 	assert_int_equal(size_ok("100B"), 100);
 	assert_int_equal(size_ok("1K"), 1024);
 	assert_int_equal(size_ok("1k"), 1024);
 	assert_int_equal(size_ok("1KiB"), 1024);
-	assert_int_equal(size_ok("1KB"), 1000);
 	assert_int_equal(size_ok("256MiB"), 256u << 20);
 	assert_int_equal(size_ok("256m"), 256u << 20);
-	assert_int_equal(size_ok("2MB"), 2000000);
 	assert_int_equal(size_ok("16GiB"), 16ull << 30);
 	assert_int_equal(size_ok("12 GiB"), 12ull << 30);
 	assert_int_equal(size_ok("1.5GiB"), 3ull << 29);
-	assert_int_equal(size_ok("1GB"), 1000000000);
 	assert_int_equal(size_ok("1TiB"), 1ull << 40);
 	assert_int_equal(size_ok("0.5K"), 512);
 	assert_true(size_ok("UNLIMITED") == UNITS_UNLIMITED);
+	/* 0 is 0 in any unit: it alone may be bare. */
+	assert_int_equal(size_ok("0"), 0);
+	assert_int_equal(size_ok(" 0 "), 0);
+	assert_int_equal(size_ok("0.0"), 0);
+}
+
+/* isolate counts KiB, proctord once counted bytes: a bare 1048576 was 1 MiB
+ * for one and 1 GiB for the other. It is refused, with the units named. */
+static void a_bare_size_needs_its_unit(void **state)
+{
+	const char *bare[] = {"1", "100", "1048576", " 262144 ", "1.5", "0.1", NULL};
+	uint64_t v = 7;
+
+	for (int i = 0; bare[i]; i++) {
+		const char *err = units_parse_size(bare[i], 1, &v);
+
+		if (!err || !strstr(err, "needs its unit") || !strstr(err, "KiB (isolate's unit)"))
+			fail_msg("bare size \"%s\": %s", bare[i], err ? err : "accepted");
+	}
+	assert_int_equal(v, 7);
+}
+
+/* "256mb": 256 MiB to Docker, 256 * 10^6 bytes to SI. Refused in any case. */
+static void decimal_size_units_are_refused(void **state)
+{
+	const char *dec[] = {"1KB", "1kb", "1kB", "256mb", "2MB", "1GB", "1 gb", "1TB", "1.5Gb",
+			     NULL};
+	uint64_t v = 7;
+
+	for (int i = 0; dec[i]; i++) {
+		const char *err = units_parse_size(dec[i], 1, &v);
+
+		if (!err || !strstr(err, "Docker"))
+			fail_msg("size \"%s\": %s", dec[i], err ? err : "accepted");
+	}
+	assert_int_equal(v, 7);
 }
 
 static void sizes_reject_junk_and_overflow(void **state)
@@ -224,9 +256,9 @@ static void limits_whose_arithmetic_overflows_are_refused(void **state)
 	assert_non_null(units_parse_duration("1000000000000001us", 1, &v));
 	/* Sizes stay in bytes: up to 2^64 - 2, the largest that is not
 	 * "unlimited". */
-	assert_null(units_parse_size("18446744073709551614", 1, &v));
+	assert_null(units_parse_size("18446744073709551614B", 1, &v));
 	assert_true(v == UINT64_MAX - 1);
-	assert_non_null(units_parse_size("18446744073709551615", 1, &v));
+	assert_non_null(units_parse_size("18446744073709551615B", 1, &v));
 	assert_non_null(units_parse_size("16777216T", 1, &v));
 }
 
@@ -246,8 +278,9 @@ static void formatting_reads_back(void **state)
 	assert_string_equal(buf, "256MiB");
 	units_format_size(10u << 20, buf, sizeof buf);
 	assert_string_equal(buf, "10MiB");
+	/* A decimal size is written in bytes: KB..TB do not read back. */
 	units_format_size(1000000, buf, sizeof buf);
-	assert_string_equal(buf, "1MB");
+	assert_string_equal(buf, "1000000B");
 	units_format_size(1500, buf, sizeof buf);
 	assert_string_equal(buf, "1.46KiB");
 	units_format_size(100, buf, sizeof buf);
@@ -276,7 +309,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(durations_accept_units_and_fractions),
 		cmocka_unit_test(durations_reject_junk),
-		cmocka_unit_test(sizes_accept_binary_and_decimal),
+		cmocka_unit_test(sizes_accept_binary_units),
+		cmocka_unit_test(a_bare_size_needs_its_unit),
+		cmocka_unit_test(decimal_size_units_are_refused),
 		cmocka_unit_test(sizes_reject_junk_and_overflow),
 		cmocka_unit_test(counts_are_whole_numbers),
 		cmocka_unit_test(cpu_shares_take_cpus_or_percent),
