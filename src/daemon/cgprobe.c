@@ -3,10 +3,11 @@
 // (cgsetup.c) runs with probe set: it makes a probe cgroup where it would
 // make the sandbox's, named and locked as its own, writes the limits there,
 // and removes it again (cg_probe_remove); each step goes into the plan
-// (cg_plan). What a run leaves in place (a controller enabled, proctord
-// moved into its leaf) is only planned (cg_change, cg_untried): the
-// limit files of such a controller are not tried. No stale cgroup is
-// removed.
+// (cg_plan). Where proctord is alone in its v2 cgroup, its move into its
+// leaf and the controllers it enables there are done and undone
+// (cg_probe_owned, cg_probe_undo); elsewhere a controller set-up would
+// enable is only planned (cg_change, cg_untried), as others share that
+// cgroup, and its limit files are not tried. No stale cgroup is removed.
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -43,6 +44,16 @@ int cg_change(struct cgroup *cg, int dirfd, const char *dir, const char *file, c
 {
 	if (!cg->probe)
 		return cg_write_at(dirfd, file, value);
+	if (cg->undo_fd >= 0 && strcmp(file, "cgroup.subtree_control") == 0 && value[0] == '+') {
+		/* Proctord's own cgroup, where it is alone: done, and undone. */
+		if (cg_write_at(dirfd, file, value) < 0)
+			return -1;
+		if (cg->undo_ctrls[0])
+			strlcat(cg->undo_ctrls, " ", sizeof cg->undo_ctrls);
+		strlcat(cg->undo_ctrls, value + 1, sizeof cg->undo_ctrls);
+		cg_plan(cg, "would write %s to %s/%s (tried: undone by --check)", value, dir, file);
+		return 0;
+	}
 	if (faccessat(dirfd, file, W_OK, 0) < 0)
 		return -1;
 	cg_plan(cg, "would write %s to %s/%s", value, dir, file);
@@ -54,7 +65,7 @@ int cg_change(struct cgroup *cg, int dirfd, const char *dir, const char *file, c
  * there to try. Returns 0, as the enabling would. */
 int cg_untried(struct cgroup *cg, const char *ctrl)
 {
-	if (cg->probe) {
+	if (cg->probe && cg->undo_fd < 0) {
 		if (cg->untried[0])
 			strlcat(cg->untried, " ", sizeof cg->untried);
 		strlcat(cg->untried, ctrl, sizeof cg->untried);
@@ -103,6 +114,48 @@ void cg_probe_remove(struct cgroup *cg)
 			close(pfd);
 		cg_close(&h->fd);
 	}
+}
+
+/* --check moved into its leaf in the v2 cgroup at pfd (leaf_made: it made
+ * the leaf): what set-up does there, controllers included, is done and
+ * then undone (cg_probe_undo). */
+void cg_probe_owned(struct cgroup *cg, int pfd, int leaf_made)
+{
+	cg->undo_fd = fcntl(pfd, F_DUPFD_CLOEXEC, 0);
+	cg->undo_leaf = leaf_made;
+	cg_plan(cg, "would move proctord into its leaf " CG_LEAF " (tried: moved back by --check)");
+}
+
+/* Undo cg_probe_owned, once the probe cgroups are gone: the controllers it
+ * enabled, last first, then proctord back where it was, and the leaf. */
+void cg_probe_undo(struct cgroup *cg)
+{
+	char pid[32], minus[40];
+	size_t end = strlen(cg->undo_ctrls);
+
+	if (cg->undo_fd < 0)
+		return;
+	while (end > 0) {
+		size_t start = end;
+
+		while (start > 0 && cg->undo_ctrls[start - 1] != ' ')
+			start--;
+		snprintf(minus, sizeof minus, "-%.*s", (int)(end - start), cg->undo_ctrls + start);
+		if (cg_write_at(cg->undo_fd, "cgroup.subtree_control", minus) < 0 && !cg->tried[0])
+			snprintf(cg->tried, sizeof cg->tried,
+				 "cannot undo --check's %s in cgroup.subtree_control: %s", minus + 1,
+				 strerror(errno));
+		end = start > 0 ? start - 1 : 0;
+	}
+	snprintf(pid, sizeof pid, "%d", (int)getpid());
+	if (cg_write_at(cg->undo_fd, "cgroup.procs", pid) < 0 && !cg->tried[0])
+		snprintf(cg->tried, sizeof cg->tried, "cannot move back out of %s: %s", CG_LEAF,
+			 strerror(errno));
+	else if (cg->undo_leaf && unlinkat(cg->undo_fd, CG_LEAF, AT_REMOVEDIR) < 0 &&
+		 !cg->tried[0])
+		snprintf(cg->tried, sizeof cg->tried, "cannot remove the leaf %s: %s", CG_LEAF,
+			 strerror(errno));
+	cg_close(&cg->undo_fd);
 }
 
 void cgroup_probe(struct cgroup *cg, enum cg_mode mode, const struct limits *l)

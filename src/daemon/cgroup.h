@@ -74,6 +74,11 @@ struct cgroup {
 	char plan[4096];          /* --check: what set-up would do, a line each */
 	char untried[64];         /* --check: v2 controllers set-up would enable, not enabled */
 	char tried[CG_WHY];       /* --check: a set-up step that failed when tried; "" */
+	/* --check, where proctord was alone in its v2 cgroup: it moved into its
+	 * leaf and enabled controllers as set-up does, to be undone. */
+	int undo_fd;              /* that cgroup, or -1 */
+	int undo_leaf;            /* the leaf was made by --check */
+	char undo_ctrls[64];      /* the controllers it enabled there */
 	char nowhere[CG_WHY];     /* why no cgroup2 mount shows proctord's cgroup; "" */
 	/* Cached descriptors of the files read on every wait; -1. */
 	int cpu_fd, peak_fd, oom_fd, pidspeak_fd, pidsevents_fd, events_fd;
@@ -102,9 +107,10 @@ int cgroup_set_pids_max(struct cgroup *cg, uint64_t n, char *err, size_t errlen)
  * cgroup, a probe cgroup is made (named as set-up names its own, and locked
  * as it does), the limit files set-up would write are written, and the
  * probe cgroups are removed again before it returns. No stale cgroup is
- * removed, nothing is moved, no controller is enabled (set-up's leaf and
- * controllers stay in place after a run: --check only says it would, and
- * the limits of those controllers are not tried). cg says what would serve
+ * removed. Where proctord is alone in its v2 cgroup, it moves into its leaf
+ * and enables controllers as set-up does, and undoes both; elsewhere a
+ * controller set-up would enable is only named (others share that cgroup),
+ * and its limits are not tried. cg says what would serve
  * each role, cgroup_print_plan what set-up would do, cg->tried a step that
  * failed. */
 void cgroup_probe(struct cgroup *cg, enum cg_mode mode, const struct limits *l);

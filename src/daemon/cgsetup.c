@@ -228,6 +228,33 @@ static int cg_may_enable(int dirfd)
 	return n == 0;
 }
 
+/* Move proctord into the leaf CG_LEAF of the v2 cgroup at pfd (h->parent),
+ * made if need be. --check does it too, and undoes it (cg_probe_undo):
+ * proctord is alone there, so nothing else sees it. */
+static int cg_move_to_leaf(struct cgroup *cg, const struct cg_hier *h, int pfd, char *why,
+			   size_t whylen)
+{
+	char pid[32];
+	int made = mkdirat(pfd, CG_LEAF, 0755) == 0;
+
+	if (!made && errno != EEXIST) {
+		snprintf(why, whylen, "cannot create %s/%s: %s", h->parent, CG_LEAF,
+			 strerror(errno));
+		return -1;
+	}
+	snprintf(pid, sizeof pid, "%d", (int)getpid());
+	if (cg_write_at(pfd, CG_LEAF "/cgroup.procs", pid) < 0) {
+		snprintf(why, whylen, "cannot move proctord into %s/%s: %s", h->parent, CG_LEAF,
+			 strerror(errno));
+		if (made && cg->probe)
+			unlinkat(pfd, CG_LEAF, AT_REMOVEDIR);
+		return -1;
+	}
+	if (cg->probe)
+		cg_probe_owned(cg, pfd, made);
+	return 0;
+}
+
 /* Enable controller c for the children of the v2 cgroup at h->parent. */
 static int cg_enable(struct cgroup *cg, struct cg_hier *h, int pfd, const char *c, char *why,
 		     size_t whylen)
@@ -251,27 +278,8 @@ static int cg_enable(struct cgroup *cg, struct cg_hier *h, int pfd, const char *
 	if (errno == EBUSY && !cg->moved && cg_alone(pfd)) {
 		/* Alone in a cgroup with processes: move into a leaf of our own,
 		 * then the cgroup may hand out controllers. */
-		char pid[32];
-
-		if (cg->probe) {
-			if (faccessat(pfd, CG_LEAF, F_OK, 0) < 0 &&
-			    faccessat(pfd, ".", W_OK | X_OK, 0) < 0) {
-				snprintf(why, whylen, "cannot create %s/%s: %s", h->parent, CG_LEAF,
-					 strerror(errno));
-				return -1;
-			}
-			cg_plan(cg, "would move proctord into %s/%s", h->parent, CG_LEAF);
-		} else if (mkdirat(pfd, CG_LEAF, 0755) < 0 && errno != EEXIST) {
-			snprintf(why, whylen, "cannot create %s/%s: %s", h->parent, CG_LEAF,
-				 strerror(errno));
+		if (cg_move_to_leaf(cg, h, pfd, why, whylen) < 0)
 			return -1;
-		}
-		snprintf(pid, sizeof pid, "%d", (int)getpid());
-		if (!cg->probe && cg_write_at(pfd, CG_LEAF "/cgroup.procs", pid) < 0) {
-			snprintf(why, whylen, "cannot move proctord into %s/%s: %s", h->parent,
-				 CG_LEAF, strerror(errno));
-			return -1;
-		}
 		cg->moved = 1;
 		if (cg_change(cg, pfd, h->parent, "cgroup.subtree_control", plus) == 0)
 			return cg_untried(cg, c);
@@ -693,6 +701,7 @@ int cg_setup(struct cgroup *cg, enum cg_mode mode, const struct limits *l, int p
 		cg->role[r] = -1;
 	cg->cpu_fd = cg->peak_fd = cg->oom_fd = -1;
 	cg->pidspeak_fd = cg->pidsevents_fd = cg->events_fd = cg->oom_watch_fd = -1;
+	cg->undo_fd = -1;
 	/* Before any cgroup is made: whether the tree needs a cpu cgroup of
 	 * its own depends on it. */
 	cg->rt_err = prio_rt_probe();
@@ -726,6 +735,7 @@ int cg_setup(struct cgroup *cg, enum cg_mode mode, const struct limits *l, int p
 		if (cg_apply_limits(cg, l, why, sizeof why) < 0)
 			strlcpy(cg->tried, why, sizeof cg->tried);
 		cg_probe_remove(cg);
+		cg_probe_undo(cg);
 		return 0;
 	}
 	if (cg_apply_limits(cg, l, err, errlen) < 0) {

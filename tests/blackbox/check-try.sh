@@ -22,6 +22,11 @@ ng=$(id -g nobody)
 # nobody must reach the helpers and the sandbox directories.
 chmod 0755 "$T"
 as_nobody() { setpriv --reuid=nobody --regid="$ng" --clear-groups "$@"; }
+# nobody's proctord is the plain one; root's, in tests/vm (pure v2), starts
+# alone in a cgroup of its own, as a service with Delegate=yes does: there
+# --check moves into its leaf and enables controllers, and undoes both.
+PD_PLAIN=$PROCTORD
+pd_in_scope
 
 # The script's own files, and the starts' directories, go to $T/own.
 mkdir -m 1777 "$T/own"
@@ -41,14 +46,22 @@ traces() {
 # check_clean NAME OUT BEFORE: each probe cgroup of OUT (a --check's output)
 # is gone, and nothing else changed since BEFORE (traces).
 check_clean() {
-	local name=$1 out=$2 before=$3 left="" n=0 line re='^would create (proctor-[0-9.]+) in (.+) \(tried: made, and removed by --check\)$'
+	local name=$1 out=$2 before=$3 left="" n=0 line pid="" d
+	local re='^would create (proctor-([0-9]+)[0-9.]*) in (.+) \(tried: made, and removed by --check\)$'
 	while IFS= read -r line; do
 		[[ $line =~ $re ]] || continue
 		n=$((n + 1))
-		[ -e "${BASH_REMATCH[2]}/${BASH_REMATCH[1]}" ] && left="$left ${BASH_REMATCH[2]}/${BASH_REMATCH[1]}"
+		pid=${BASH_REMATCH[2]}
+		[ -e "${BASH_REMATCH[3]}/${BASH_REMATCH[1]}" ] && left="$left ${BASH_REMATCH[3]}/${BASH_REMATCH[1]}"
 	done <<<"$out"
 	check_eq "$name: no probe cgroup is left (of $n made)" "" "$left"
 	check_eq "...nor a mount, a file or a process" "$before" "$(traces)"
+	[[ $out == *$'\nwould move proctord into its leaf proctord (tried: moved back by --check)'* ]] || return 0
+	# The cgroup it started in (tests/vm's pd.*) has neither a leaf nor a
+	# controller enabled any more, and holds no process.
+	left=$(for d in "$PROCTOR_TEST_SCOPE"/pd.*."$pid".*; do
+		find "$d" -mindepth 1 -type d; cat "$d/cgroup.subtree_control" "$d/cgroup.procs"; done)
+	check_eq "...its leaf and the controllers it enabled are undone" "" "$left"
 }
 
 # --- the cgroups ---------------------------------------------------------------
@@ -58,7 +71,8 @@ out=$("$PROCTORD" --check --pids 10 --memory-max 64MiB -- /bin/true 2>&1)
 rc=$?
 check_eq "--check --pids 10 --memory-max 64MiB as root: everything can be honoured (exit 0)" 0 "$rc" ||
 	diag "$out"
-if [[ $out =~ $'\n'pids\ +10\ +command\ line\ +cgroup[12]\ pids.max ]]; then
+re=$'\n''pids +10 +command line +cgroup[12] pids\.max'
+if [[ $out =~ $re ]]; then
 	check_re "...it wrote pids.max in a probe cgroup where the start would make its own" \
 		$'\nwould write 10 to [^\n]*/proctor-[0-9]+/pids.max \\(tried\\)' "$out"
 	check_re "...and says that it made and removed the probe cgroup" \
@@ -82,7 +96,8 @@ else
 fi
 
 # oom_kills and pids_peak name the files of the hierarchy that serves them.
-if [[ $out =~ $'\n'memory_max\ +64MiB\ +command\ line\ +cgroup([12])\  ]]; then
+re=$'\n''memory_max +64MiB +command line +cgroup([12]) '
+if [[ $out =~ $re ]]; then
 	v=${BASH_REMATCH[1]}
 	want="cgroup2 memory.events oom_kill"
 	[ "$v" = 1 ] && want="cgroup1 memory.oom_control oom_kill"
@@ -91,7 +106,8 @@ if [[ $out =~ $'\n'memory_max\ +64MiB\ +command\ line\ +cgroup([12])\  ]]; then
 		$'\noom_kills +'"$want"$'\n' "$out"
 fi
 out=$("$PROCTORD" --check --cgroup v1 --memory-max 64MiB -- /bin/true 2>&1)
-if [[ $out =~ $'\n'memory_max\ +64MiB\ +command\ line\ +cgroup1 ]]; then
+re=$'\n''memory_max +64MiB +command line +cgroup1'
+if [[ $out =~ $re ]]; then
 	check_re "--cgroup v1: oom_kills from cgroup1 memory.oom_control" \
 		$'\noom_kills +cgroup1 memory.oom_control oom_kill\n' "$out"
 	check_re "...every file it names a v1 one" $'\n(would write [^\n]*/memory\\.(limit_in_bytes|memsw\\.limit_in_bytes) \\(tried\\)\n)+' "$out"
@@ -102,20 +118,20 @@ fi
 
 out=$("$PROCTORD" --check --cgroup none --memory-max 64MiB -- /bin/true 2>&1)
 check_eq "--cgroup none: memory_max cannot be honoured (exit 3)" 3 "$?"
-check "...and no cgroup is made or named for a start" eval '! [[ $out =~ proctor-[0-9] ]]'
+check_eq "...and no cgroup is made or named for a start" "" "$(grep -o 'proctor-[0-9][0-9.]*' <<<"$out")"
 check_eq "...nothing is left" "$before" "$(traces)"
 
 # --- --unshare-net ------------------------------------------------------------
 
-out=$(as_nobody "$PROCTORD" --check --unshare-net -- /bin/true 2>&1)
+out=$(as_nobody "$PD_PLAIN" --check --unshare-net -- /bin/true 2>&1)
 check_eq "--check --unshare-net as nobody: cannot be honoured (exit 3)" 3 "$?" || diag "$out"
 check_re "...saying why, as a start does" \
 	$'\ncannot be honoured: --unshare-net: only root can give the program a network namespace of its own' \
 	"$out"
-as_nobody "$PROCTORD" --dir "$T/own/sb-net" --unshare-net --end-fd 3 -- /bin/true 3>/dev/null 2>"$T/own/net.err"
+as_nobody "$PD_PLAIN" --dir "$T/own/sb-net" --unshare-net --end-fd 3 -- /bin/true 3>/dev/null 2>"$T/own/net.err"
 check_eq "...and a start as nobody refuses it (exit 3)" 3 "$?"
 check_re "...for that reason" "only root can give the program a network namespace" "$(cat "$T/own/net.err")"
-out=$(as_nobody "$PROCTORD" --check -- /bin/true 2>&1)
+out=$(as_nobody "$PD_PLAIN" --check -- /bin/true 2>&1)
 check_eq "--check as nobody without it: exit 0" 0 "$?" || diag "$out"
 out=$("$PROCTORD" --check --unshare-net --unshare-ipc -- /bin/true 2>&1)
 check_eq "--check --unshare-net --unshare-ipc as root: unshared in a child, exit 0" 0 "$?" || diag "$out"
@@ -152,7 +168,7 @@ for who in root nobody; do
 			skip "[nobody] --check makes the box" "under valgrind or without user namespaces"
 			continue
 		fi
-		pd=(setpriv --reuid=nobody --regid="$ng" --clear-groups "$PROCTORD")
+		pd=(setpriv --reuid=nobody --regid="$ng" --clear-groups "$PD_PLAIN")
 	fi
 	out=$("${pd[@]}" --check --box "$BOX" -- /bin/true 2>&1)
 	check_eq "[$who] --check --box: made in a child, exit 0" 0 "$?" || diag "$out"
@@ -183,6 +199,7 @@ else
 		$'\nwarning: waits answer 0 CPU time and 0 memory while the program runs: /proc is not proctord\'s' \
 		"$out"
 	mkdir "$T/own/empty"
+	# shellcheck disable=SC2016 # $0 and $@ are the child sh's
 	out=$(timeout -s KILL 20 unshare --pid --fork --kill-child --mount sh -c \
 		'mount --bind "$0" /proc && exec "$@"' "$T/own/empty" "$PROCTORD" --check --cgroup none \
 		--cpu-time 1s -- /bin/true 2>&1)
