@@ -261,8 +261,8 @@ int check_run(struct options *o)
 	check_sources(&cg, stdout);
 	cgroup_print_hierarchies(&cg, stdout);
 	if (cgroup_has_plan(&cg)) {
-		printf("\nset-up (tried on probe cgroups, removed again; nothing else was "
-		       "changed by --check)\n");
+		printf("\nset-up (as a start does it; each line says what --check tried and "
+		       "undid)\n");
 		cgroup_print_plan(&cg, stdout, "");
 	}
 	if (cg.tried[0]) {
