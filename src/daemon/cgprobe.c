@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: ISC
-// --check's probing of the cgroups: what set-up would change, found without
-// changing anything (cg->probe), and what --check prints of them. Set-up
-// (cgsetup.c) runs once more with probe set: where it would write a file or
-// make a cgroup, it asks here (cg_change, cg_v2_has) or adds to the plan
-// (cg_plan); no cgroup is created, removed or moved into, no controller
-// enabled, no limit written.
-#include <dirent.h>
+// --check's probing of the cgroups, and what --check prints of them. Set-up
+// (cgsetup.c) runs with probe set: it makes a probe cgroup where it would
+// make the sandbox's, named and locked as its own, writes the limits there,
+// and removes it again (cg_probe_remove); each step goes into the plan
+// (cg_plan). Where proctord is alone in its v2 cgroup, its move into its
+// leaf and the controllers it enables there are done and undone
+// (cg_probe_owned, cg_probe_undo); elsewhere a controller set-up would
+// enable is only planned (cg_change, cg_untried), as others share that
+// cgroup, and its limit files are not tried. No stale cgroup is removed.
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -42,63 +44,118 @@ int cg_change(struct cgroup *cg, int dirfd, const char *dir, const char *file, c
 {
 	if (!cg->probe)
 		return cg_write_at(dirfd, file, value);
+	if (cg->undo_fd >= 0 && strcmp(file, "cgroup.subtree_control") == 0 && value[0] == '+') {
+		/* Proctord's own cgroup, where it is alone: done, and undone. */
+		if (cg_write_at(dirfd, file, value) < 0)
+			return -1;
+		if (cg->undo_ctrls[0])
+			strlcat(cg->undo_ctrls, " ", sizeof cg->undo_ctrls);
+		strlcat(cg->undo_ctrls, value + 1, sizeof cg->undo_ctrls);
+		cg_plan(cg, "would write %s to %s/%s (tried: undone by --check)", value, dir, file);
+		return 0;
+	}
 	if (faccessat(dirfd, file, W_OK, 0) < 0)
 		return -1;
 	cg_plan(cg, "would write %s to %s/%s", value, dir, file);
 	return 0;
 }
 
-/* Whether a new child cgroup of the v2 cgroup at pfd would have the core
- * file (cgroup.kill, cgroup.freeze, cgroup.events, cpu.stat), without making
- * one: a non-root cgroup has the same core files as its children; below the
- * root, an existing child tells. */
-static int cg_probe_core_file(int pfd, const char *file)
+/* --check: set-up would enable controller ctrl for the sandbox's v2 cgroup
+ * (cg_change planned it); --check does not, so the files of ctrl are not
+ * there to try. Returns 0, as the enabling would. */
+int cg_untried(struct cgroup *cg, const char *ctrl)
 {
-	DIR *d;
-	struct dirent *de;
-	int dup, found = -1;
-
-	if (faccessat(pfd, "cgroup.type", F_OK, 0) == 0)
-		return faccessat(pfd, file, F_OK, 0) == 0;
-	dup = fcntl(pfd, F_DUPFD_CLOEXEC, 0);
-	d = dup >= 0 ? fdopendir(dup) : NULL;
-	if (!d) {
-		if (dup >= 0)
-			close(dup);
-		return 0;
+	if (cg->probe && cg->undo_fd < 0) {
+		if (cg->untried[0])
+			strlcat(cg->untried, " ", sizeof cg->untried);
+		strlcat(cg->untried, ctrl, sizeof cg->untried);
 	}
-	while (found < 0 && (de = readdir(d))) {
-		char path[600];
-
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof path, "%s/cgroup.type", de->d_name);
-		if (faccessat(pfd, path, F_OK, 0) < 0)
-			continue;
-		snprintf(path, sizeof path, "%s/%s", de->d_name, file);
-		found = faccessat(pfd, path, F_OK, 0) == 0;
-	}
-	closedir(d);
-	return found > 0;
+	return 0;
 }
 
-/* Whether the sandbox's v2 cgroup in h has file. In --check it was not
- * made: a controller's files are there once the controller is enabled (the
- * caller knows), and the core files are found without making a cgroup. */
+/* Whether file of the sandbox's cgroup in h belongs to a controller that
+ * --check did not enable (cg_untried): "memory.max" to "memory". */
+int cg_is_untried(const struct cgroup *cg, const struct cg_hier *h, const char *file)
+{
+	char ctrl[32];
+	size_t len = strcspn(file, ".");
+
+	if (!cg->probe || h->version != 2 || len >= sizeof ctrl)
+		return 0;
+	memcpy(ctrl, file, len);
+	ctrl[len] = '\0';
+	return cgd_has_word(cg->untried, ctrl);
+}
+
+/* Whether the sandbox's v2 cgroup in h has file: it was made (in --check,
+ * as a probe), and a controller's files are there once it is enabled,
+ * which --check does not do. */
 int cg_v2_has(const struct cgroup *cg, const struct cg_hier *h, const char *file)
 {
-	int pfd, r;
+	return cg_exists_at(h->fd, file) || cg_is_untried(cg, h, file);
+}
 
-	if (!cg->probe)
-		return cg_exists_at(h->fd, file);
-	if (strncmp(file, "cgroup.", 7) != 0 && strcmp(file, "cpu.stat") != 0)
-		return 1;
-	pfd = open(h->parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (pfd < 0)
-		return 0;
-	r = cg_probe_core_file(pfd, file);
-	close(pfd);
-	return r;
+/* --check: remove the probe cgroups, which no process ever joined. A
+ * removal that fails is a failed step (cg->tried), named. */
+void cg_probe_remove(struct cgroup *cg)
+{
+	for (size_t i = 0; i < cg->n; i++) {
+		struct cg_hier *h = &cg->h[i];
+		const char *name = h->path ? strrchr(h->path, '/') : NULL;
+		int pfd;
+
+		if (h->fd < 0 || !name)
+			continue;
+		pfd = open(h->parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if ((pfd < 0 || unlinkat(pfd, name + 1, AT_REMOVEDIR) < 0) && !cg->tried[0])
+			snprintf(cg->tried, sizeof cg->tried, "cannot remove the probe cgroup %s: %s",
+				 h->path, strerror(errno));
+		if (pfd >= 0)
+			close(pfd);
+		cg_close(&h->fd);
+	}
+}
+
+/* --check moved into its leaf in the v2 cgroup at pfd (leaf_made: it made
+ * the leaf): what set-up does there, controllers included, is done and
+ * then undone (cg_probe_undo). */
+void cg_probe_owned(struct cgroup *cg, int pfd, int leaf_made)
+{
+	cg->undo_fd = fcntl(pfd, F_DUPFD_CLOEXEC, 0);
+	cg->undo_leaf = leaf_made;
+	cg_plan(cg, "would move proctord into its leaf " CG_LEAF " (tried: moved back by --check)");
+}
+
+/* Undo cg_probe_owned, once the probe cgroups are gone: the controllers it
+ * enabled, last first, then proctord back where it was, and the leaf. */
+void cg_probe_undo(struct cgroup *cg)
+{
+	char pid[32], minus[40];
+	size_t end = strlen(cg->undo_ctrls);
+
+	if (cg->undo_fd < 0)
+		return;
+	while (end > 0) {
+		size_t start = end;
+
+		while (start > 0 && cg->undo_ctrls[start - 1] != ' ')
+			start--;
+		snprintf(minus, sizeof minus, "-%.*s", (int)(end - start), cg->undo_ctrls + start);
+		if (cg_write_at(cg->undo_fd, "cgroup.subtree_control", minus) < 0 && !cg->tried[0])
+			snprintf(cg->tried, sizeof cg->tried,
+				 "cannot undo --check's %s in cgroup.subtree_control: %s", minus + 1,
+				 strerror(errno));
+		end = start > 0 ? start - 1 : 0;
+	}
+	snprintf(pid, sizeof pid, "%d", (int)getpid());
+	if (cg_write_at(cg->undo_fd, "cgroup.procs", pid) < 0 && !cg->tried[0])
+		snprintf(cg->tried, sizeof cg->tried, "cannot move back out of %s: %s", CG_LEAF,
+			 strerror(errno));
+	else if (cg->undo_leaf && unlinkat(cg->undo_fd, CG_LEAF, AT_REMOVEDIR) < 0 &&
+		 !cg->tried[0])
+		snprintf(cg->tried, sizeof cg->tried, "cannot remove the leaf %s: %s", CG_LEAF,
+			 strerror(errno));
+	cg_close(&cg->undo_fd);
 }
 
 void cgroup_probe(struct cgroup *cg, enum cg_mode mode, const struct limits *l)

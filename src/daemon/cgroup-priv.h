@@ -30,6 +30,11 @@ int cg_setup(struct cgroup *cg, enum cg_mode mode, const struct limits *l, int p
 void cg_plan(struct cgroup *cg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int cg_change(struct cgroup *cg, int dirfd, const char *dir, const char *file, const char *value);
 int cg_v2_has(const struct cgroup *cg, const struct cg_hier *h, const char *file);
+int cg_untried(struct cgroup *cg, const char *ctrl);
+int cg_is_untried(const struct cgroup *cg, const struct cg_hier *h, const char *file);
+void cg_probe_remove(struct cgroup *cg);
+void cg_probe_owned(struct cgroup *cg, int pfd, int leaf_made);
+void cg_probe_undo(struct cgroup *cg);
 
 /* cgruntime.c: killing and removing, which set-up's stale clean-up uses too. */
 long cg_kill_listed(int dirfd);

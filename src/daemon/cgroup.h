@@ -70,8 +70,15 @@ struct cgroup {
 	 * delegated subtree, proctord not root) where it can reach them (no
 	 * box): it could raise their limits itself (cgroup_program_writes). */
 	int program_writes;
-	int probe;                /* --check: nothing is changed (cgroup_probe) */
-	char plan[2048];          /* --check: what set-up would do, a line each */
+	int probe;                /* --check: set-up tried on cgroups of its own (cgroup_probe) */
+	char plan[4096];          /* --check: what set-up would do, a line each */
+	char untried[64];         /* --check: v2 controllers set-up would enable, not enabled */
+	char tried[CG_WHY];       /* --check: a set-up step that failed when tried; "" */
+	/* --check, where proctord was alone in its v2 cgroup: it moved into its
+	 * leaf and enabled controllers as set-up does, to be undone. */
+	int undo_fd;              /* that cgroup, or -1 */
+	int undo_leaf;            /* the leaf was made by --check */
+	char undo_ctrls[64];      /* the controllers it enabled there */
 	char nowhere[CG_WHY];     /* why no cgroup2 mount shows proctord's cgroup; "" */
 	/* Cached descriptors of the files read on every wait; -1. */
 	int cpu_fd, peak_fd, oom_fd, pidspeak_fd, pidsevents_fd, events_fd;
@@ -96,10 +103,16 @@ int cgroup_setup(struct cgroup *cg, enum cg_mode mode, const struct limits *l, c
 int cgroup_set_pids_max(struct cgroup *cg, uint64_t n, char *err, size_t errlen);
 
 /* cgprobe.c: --check. */
-/* cgroup_setup's analysis for --check, read-only: no cgroup is created,
- * removed or moved into, no controller enabled, no limit written; cg says
- * what would serve each role, and cgroup_print_plan what set-up would
- * change. */
+/* cgroup_setup tried for --check: where set-up would make the sandbox's
+ * cgroup, a probe cgroup is made (named as set-up names its own, and locked
+ * as it does), the limit files set-up would write are written, and the
+ * probe cgroups are removed again before it returns. No stale cgroup is
+ * removed. Where proctord is alone in its v2 cgroup, it moves into its leaf
+ * and enables controllers as set-up does, and undoes both; elsewhere a
+ * controller set-up would enable is only named (others share that cgroup),
+ * and its limits are not tried. cg says what would serve
+ * each role, cgroup_print_plan what set-up would do, cg->tried a step that
+ * failed. */
 void cgroup_probe(struct cgroup *cg, enum cg_mode mode, const struct limits *l);
 void cgroup_print_plan(const struct cgroup *cg, FILE *out, const char *prefix);
 /* --check: each hierarchy proctord is in, one line each: its cgroup, whether

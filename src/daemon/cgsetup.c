@@ -228,6 +228,33 @@ static int cg_may_enable(int dirfd)
 	return n == 0;
 }
 
+/* Move proctord into the leaf CG_LEAF of the v2 cgroup at pfd (h->parent),
+ * made if need be. --check does it too, and undoes it (cg_probe_undo):
+ * proctord is alone there, so nothing else sees it. */
+static int cg_move_to_leaf(struct cgroup *cg, const struct cg_hier *h, int pfd, char *why,
+			   size_t whylen)
+{
+	char pid[32];
+	int made = mkdirat(pfd, CG_LEAF, 0755) == 0;
+
+	if (!made && errno != EEXIST) {
+		snprintf(why, whylen, "cannot create %s/%s: %s", h->parent, CG_LEAF,
+			 strerror(errno));
+		return -1;
+	}
+	snprintf(pid, sizeof pid, "%d", (int)getpid());
+	if (cg_write_at(pfd, CG_LEAF "/cgroup.procs", pid) < 0) {
+		snprintf(why, whylen, "cannot move proctord into %s/%s: %s", h->parent, CG_LEAF,
+			 strerror(errno));
+		if (made && cg->probe)
+			unlinkat(pfd, CG_LEAF, AT_REMOVEDIR);
+		return -1;
+	}
+	if (cg->probe)
+		cg_probe_owned(cg, pfd, made);
+	return 0;
+}
+
 /* Enable controller c for the children of the v2 cgroup at h->parent. */
 static int cg_enable(struct cgroup *cg, struct cg_hier *h, int pfd, const char *c, char *why,
 		     size_t whylen)
@@ -247,34 +274,15 @@ static int cg_enable(struct cgroup *cg, struct cg_hier *h, int pfd, const char *
 	if (!cg_may_enable(pfd) && !(cg->probe && cg->moved))
 		errno = EBUSY;
 	else if (cg_change(cg, pfd, h->parent, "cgroup.subtree_control", plus) == 0)
-		return 0;
+		return cg_untried(cg, c);
 	if (errno == EBUSY && !cg->moved && cg_alone(pfd)) {
 		/* Alone in a cgroup with processes: move into a leaf of our own,
 		 * then the cgroup may hand out controllers. */
-		char pid[32];
-
-		if (cg->probe) {
-			if (faccessat(pfd, CG_LEAF, F_OK, 0) < 0 &&
-			    faccessat(pfd, ".", W_OK | X_OK, 0) < 0) {
-				snprintf(why, whylen, "cannot create %s/%s: %s", h->parent, CG_LEAF,
-					 strerror(errno));
-				return -1;
-			}
-			cg_plan(cg, "would move proctord into %s/%s", h->parent, CG_LEAF);
-		} else if (mkdirat(pfd, CG_LEAF, 0755) < 0 && errno != EEXIST) {
-			snprintf(why, whylen, "cannot create %s/%s: %s", h->parent, CG_LEAF,
-				 strerror(errno));
+		if (cg_move_to_leaf(cg, h, pfd, why, whylen) < 0)
 			return -1;
-		}
-		snprintf(pid, sizeof pid, "%d", (int)getpid());
-		if (!cg->probe && cg_write_at(pfd, CG_LEAF "/cgroup.procs", pid) < 0) {
-			snprintf(why, whylen, "cannot move proctord into %s/%s: %s", h->parent,
-				 CG_LEAF, strerror(errno));
-			return -1;
-		}
 		cg->moved = 1;
 		if (cg_change(cg, pfd, h->parent, "cgroup.subtree_control", plus) == 0)
-			return 0;
+			return cg_untried(cg, c);
 	}
 	if (errno == EBUSY)
 		snprintf(why, whylen,
@@ -310,26 +318,11 @@ static int cg_create(struct cgroup *cg, struct cg_hier *h, char *why, size_t why
 		snprintf(why, whylen, "cannot open %s: %s", h->parent, strerror(errno));
 		return -1;
 	}
-	if (cg->probe) {
-		/* --check: neither the stale scan nor the mkdir, only whether
-		 * the mkdir could be done. */
-		if (faccessat(pfd, ".", W_OK | X_OK, 0) < 0) {
-			snprintf(why, whylen, "cannot create a cgroup in %s: %s", h->parent,
-				 strerror(errno));
-			close(pfd);
-			return -1;
-		}
-		snprintf(name, sizeof name, CG_PREFIX "%d", (int)getpid());
-		xasprintf(&h->path, "%s/%s", h->parent, name);
-		cg_plan(cg, "would create %s in %s", name, h->parent);
-		close(pfd);
-		return 0;
-	}
 	/* Only where this proctord may remove what it finds: a proctord of
 	 * another user (nobody's, in root's cgroup) would warn of each one it
 	 * cannot remove, and its exclusive lock would stand in the way of one
 	 * that can. */
-	if (faccessat(pfd, ".", W_OK | X_OK, AT_EACCESS) == 0)
+	if (!cg->probe && faccessat(pfd, ".", W_OK | X_OK, AT_EACCESS) == 0)
 		n_stale = cg_claim_stale(pfd, stale_fds, stale_names, CG_STALE_MAX);
 	for (int i = 0; i < 100; i++) {
 		if (i == 0)
@@ -362,6 +355,13 @@ static int cg_create(struct cgroup *cg, struct cg_hier *h, char *why, size_t why
 		goto out;
 	}
 	xasprintf(&h->path, "%s/%s", h->parent, name);
+	if (cg->probe) {
+		/* --check: made as set-up makes it, no descriptor to join. */
+		cg_plan(cg, "would create %s in %s (tried: made, and removed by --check)", name,
+			h->parent);
+		rc = 0;
+		goto out;
+	}
 	/* v1: the child joins through "tasks", which moves the writing thread
 	 * alone: the kernel (5.15 on) then skips the global write lock that
 	 * cgroup.procs takes, whose RCU grace period cost ~15 ms per start on
@@ -522,11 +522,26 @@ static int cg_limit(struct cgroup *cg, enum cg_role r, const char *file, const c
 {
 	struct cg_hier *h = &cg->h[cg->role[r]];
 
-	if (cg_write_at(h->fd, file, value) == 0)
+	if (cg_is_untried(cg, h, file)) {
+		cg_plan(cg, "would write %s to %s/%s (not tried: --check enables no controller)",
+			value, h->path, file);
 		return 0;
+	}
+	if (cg_write_at(h->fd, file, value) == 0) {
+		if (cg->probe)
+			cg_plan(cg, "would write %s to %s/%s (tried)", value, h->path, file);
+		return 0;
+	}
 	snprintf(err, errlen, "cannot write %s to %s/%s: %s", value, h->path, file,
 		 strerror(errno));
 	return -1;
+}
+
+/* Whether the sandbox's cgroup in h has file, or will have it once set-up
+ * enables the controller that --check does not. */
+static int cg_file_there(const struct cgroup *cg, const struct cg_hier *h, const char *file)
+{
+	return cg_exists_at(h->fd, file) || cg_is_untried(cg, h, file);
 }
 
 /* --cpuset. A v1 cpuset takes no task until it has memory nodes too: its
@@ -569,7 +584,7 @@ static int cg_apply_limits(struct cgroup *cg, const struct limits *l, char *err,
 				if (cg_limit(cg, CG_ROLE_MEMORY, "memory.max", v, err, errlen) < 0)
 					return -1;
 				/* Swap would let the program past the limit. */
-				if (cg_exists_at(h->fd, "memory.swap.max") &&
+				if (cg_file_there(cg, h, "memory.swap.max") &&
 				    cg_limit(cg, CG_ROLE_MEMORY, "memory.swap.max", "0", err, errlen) < 0)
 					return -1;
 			}
@@ -579,7 +594,7 @@ static int cg_apply_limits(struct cgroup *cg, const struct limits *l, char *err,
 					return -1;
 			}
 			/* An OOM kill takes the whole tree, at once. */
-			if (cg_exists_at(h->fd, "memory.oom.group") &&
+			if (cg_file_there(cg, h, "memory.oom.group") &&
 			    cg_limit(cg, CG_ROLE_MEMORY, "memory.oom.group", "1", err, errlen) < 0)
 				return -1;
 		} else if (l->memory_max != UNITS_UNLIMITED) {
@@ -588,7 +603,7 @@ static int cg_apply_limits(struct cgroup *cg, const struct limits *l, char *err,
 				return -1;
 			/* memsw (memory + swap), where swap accounting is on;
 			 * it may not be below limit_in_bytes, hence second. */
-			if (cg_exists_at(h->fd, "memory.memsw.limit_in_bytes") &&
+			if (cg_file_there(cg, h, "memory.memsw.limit_in_bytes") &&
 			    cg_limit(cg, CG_ROLE_MEMORY, "memory.memsw.limit_in_bytes", v, err,
 				     errlen) < 0)
 				return -1;
@@ -686,6 +701,7 @@ int cg_setup(struct cgroup *cg, enum cg_mode mode, const struct limits *l, int p
 		cg->role[r] = -1;
 	cg->cpu_fd = cg->peak_fd = cg->oom_fd = -1;
 	cg->pidspeak_fd = cg->pidsevents_fd = cg->events_fd = cg->oom_watch_fd = -1;
+	cg->undo_fd = -1;
 	/* Before any cgroup is made: whether the tree needs a cpu cgroup of
 	 * its own depends on it. */
 	cg->rt_err = prio_rt_probe();
@@ -713,8 +729,15 @@ int cg_setup(struct cgroup *cg, enum cg_mode mode, const struct limits *l, int p
 		cgroup_destroy(cg);
 		return -1;
 	}
-	if (probe)
+	if (probe) {
+		char why[CG_WHY];
+
+		if (cg_apply_limits(cg, l, why, sizeof why) < 0)
+			strlcpy(cg->tried, why, sizeof cg->tried);
+		cg_probe_remove(cg);
+		cg_probe_undo(cg);
 		return 0;
+	}
 	if (cg_apply_limits(cg, l, err, errlen) < 0) {
 		cgroup_destroy(cg);
 		return -1;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: ISC
 // proctord --check: the effective settings, their sources and what enforces
-// them, printed without changing anything on the machine.
+// them, each mechanism tried as a start uses it (probe cgroups, checktry.c,
+// boxcheck.c) and nothing of it left behind.
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include "boxcheck.h"
 #include "cgroup.h"
 #include "check.h"
+#include "checktry.h"
 #include "config.h"
 #include "cpuset.h"
 #include "hostcheck.h"
@@ -23,12 +25,13 @@
 #include "sysfilter.h"
 #include "version.h"
 
-/* What --check says of the identity and the filter. Returns how many
+/* What --check says of the identity, the namespaces outside a box and the
+ * filter, each tried as the run uses it (checktry.c). Returns how many
  * things cannot be honoured. */
-static size_t check_isolation(const struct config *c, FILE *out, const char *prefix)
+static size_t check_isolation(const struct config *c, const struct cgroup *cg, FILE *out,
+			      const char *prefix)
 {
 	struct identity iso;
-	struct sysfilter f;
 	char err[512];
 	size_t n = 0;
 
@@ -42,11 +45,16 @@ static size_t check_isolation(const struct config *c, FILE *out, const char *pre
 		fprintf(out, "\n%-14s %s\n", "seccomp action",
 			c->seccomp_errno ? "the call fails with EPERM"
 					 : "proctord is notified and kills the tree (killed syscall: NAME)");
-		if (sysfilter_build(&f, c->seccomp_errno, 0, err, sizeof err) < 0) {
-			fprintf(out, "%s%s\n", prefix, err);
-			n++;
-		}
-		sysfilter_free(&f);
+	}
+	/* A box's own filter too (its run only warns if it cannot be had). */
+	if (checktry_seccomp(c, cg, err, sizeof err) < 0) {
+		fprintf(out, "%s%s%s\n", prefix, c->box && !c->seccomp ? "the box's filter: " : "",
+			err);
+		n++;
+	}
+	if (checktry_unshare(c, err, sizeof err) < 0) {
+		fprintf(out, "%s%s\n", prefix, err);
+		n++;
 	}
 	if (identity_prepare(&iso, c, err, sizeof err) < 0) {
 		fprintf(out, "%s%s\n", prefix, err);
@@ -125,11 +133,22 @@ static size_t check_proc(const struct cgroup *cg, const struct limits *l, FILE *
 		"%-14s NOT proctord's: %s; no figure, kill or end is taken from it: the program's "
 		"process group is killed, and the tree has ended when proctord has no child left\n",
 		"/proc", why);
+	/* A wait's figures are read from there while the program runs. */
+	fprintf(out,
+		"\nwarning: waits answer %s while the program runs: /proc is not proctord's (mount "
+		"proc afresh in proctord's PID namespace)\n",
+		cgroup_has(cg, CG_ROLE_CPU) ? "0 memory" : "0 CPU time and 0 memory");
 	if (l->cpu_time_us == UNITS_UNLIMITED || cgroup_has(cg, CG_ROLE_CPU))
 		return 0;
 	fprintf(out, "\ncpu_time cannot be honoured: no cgroup counts the tree's CPU, and /proc is "
 		     "not proctord's; only RLIMIT_CPU holds it, per process\n");
 	return 1;
+}
+
+/* Whether role r is served by a cgroup v2 hierarchy. */
+static int check_v2(const struct cgroup *cg, enum cg_role r)
+{
+	return cg->role[r] >= 0 && cg->h[cg->role[r]].version == 2;
 }
 
 /* Where each figure comes from on this machine. */
@@ -152,11 +171,13 @@ static void check_sources(const struct cgroup *cg, FILE *out)
 			? b
 			: "largest of the /proc samples and of the reaped processes' ru_maxrss");
 	fprintf(out, "%-14s %s\n", "oom_kills",
-		cgroup_has(cg, CG_ROLE_MEMORY) ? "memory.events / memory.oom_control oom_kill"
-					       : "not available without a memory cgroup");
+		!cgroup_has(cg, CG_ROLE_MEMORY)	 ? "not available without a memory cgroup"
+		: check_v2(cg, CG_ROLE_MEMORY) ? "cgroup2 memory.events oom_kill"
+					       : "cgroup1 memory.oom_control oom_kill");
 	fprintf(out, "%-14s %s\n", "pids_peak",
-		cgroup_has(cg, CG_ROLE_PIDS) ? "pids.peak, pids.events max"
-					     : "not available without a pids cgroup");
+		!cgroup_has(cg, CG_ROLE_PIDS) ? "not available without a pids cgroup"
+		: check_v2(cg, CG_ROLE_PIDS)  ? "cgroup2 pids.peak, pids.events max"
+					      : "cgroup1 pids.peak, pids.events max");
 	if (cgroup_role_source(cg, CG_ROLE_KILL, b, sizeof b) ||
 	    cgroup_role_source(cg, CG_ROLE_FREEZE, b, sizeof b))
 		fprintf(out, "%-14s %s%s\n", "tree kill", b,
@@ -221,10 +242,10 @@ int check_run(struct options *o)
 {
 	/* Static, as the sandbox's are: the cgroup state is large. */
 	static struct cgroup cg;
-	size_t n;
+	size_t n = 0;
 	uint64_t nproc;
 
-	/* Read-only: --check changes nothing on the machine. */
+	/* Tried on probe cgroups, removed again before it returns. */
 	cgroup_probe(&cg, (enum cg_mode)o->cfg.cgroup_mode, &o->cfg.limits);
 	cgroup_program_writes(&cg, geteuid() != 0 && !o->cfg.box);
 	nproc = cgroup_pids_by_rlimit(&cg, &o->cfg.limits, o->cfg.box != NULL,
@@ -240,17 +261,22 @@ int check_run(struct options *o)
 	check_sources(&cg, stdout);
 	cgroup_print_hierarchies(&cg, stdout);
 	if (cgroup_has_plan(&cg)) {
-		printf("\nset-up (nothing was changed by --check)\n");
+		printf("\nset-up (as a start does it; each line says what --check tried and "
+		       "undid)\n");
 		cgroup_print_plan(&cg, stdout, "");
 	}
-	n = check_pidns(&o->cfg, stdout);
+	if (cg.tried[0]) {
+		printf("\ncannot be honoured: %s\n", cg.tried);
+		n++;
+	}
+	n += check_pidns(&o->cfg, stdout);
 	n += check_proc(&cg, &o->cfg.limits, stdout);
 	n += cgroup_unhonoured(&cg, &o->cfg.limits, NULL, NULL);
 	if (n) {
 		printf("\n");
 		cgroup_unhonoured(&cg, &o->cfg.limits, stdout, "");
 	}
-	n += check_isolation(&o->cfg, stdout, "\ncannot be honoured: ");
+	n += check_isolation(&o->cfg, &cg, stdout, "\ncannot be honoured: ");
 	n += boxcheck(&o->cfg, stdout, "\ncannot be honoured: ");
 	check_box_pids(&o->cfg, nproc, stdout);
 	hostcheck_print("", &o->cfg.limits.cpuset, stdout);

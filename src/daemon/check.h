@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: ISC
 // proctord --check: what each setting is enforced by, where each figure comes
-// from, and what cannot be honoured, printed without changing anything.
+// from, and what cannot be honoured, tried as a start would, leaving nothing.
 #ifndef PROCTOR_CHECK_H
 #define PROCTOR_CHECK_H
 

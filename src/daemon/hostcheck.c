@@ -488,6 +488,111 @@ static size_t hc_khugepaged(const char *root, FILE *out)
 	return 1;
 }
 
+/* The hugepages-<size>kB directories of the THP sysfs directory (multi-size
+ * THP, Linux 6.8 on), sorted by size, in names; how many. */
+static size_t hc_thp_sizes(const char *root, char (*names)[32], size_t max)
+{
+	char path[4096];
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof path, "%s/" HC_THP, root);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while (n < max && (de = readdir(d)))
+		if (strncmp(de->d_name, "hugepages-", 10) == 0 && strlen(de->d_name) < 32)
+			snprintf(names[n++], 32, "%s", de->d_name);
+	closedir(d);
+	/* By size: "hugepages-64kB" after "hugepages-16kB". */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && strtoul(names[j - 1] + 10, NULL, 10) >
+						strtoul(names[j] + 10, NULL, 10);
+		     j--) {
+			char t[32];
+
+			memcpy(t, names[j], 32);
+			memcpy(names[j], names[j - 1], 32);
+			memcpy(names[j - 1], t, 32);
+		}
+	return n;
+}
+
+/* The sizes whose file (enabled, shmem_enabled) chooses a mode of on[] for
+ * themselves ("inherit" follows the top-level file, audited on its own),
+ * as "hugepages-64kB/enabled = always, ..." in list; how many. */
+static size_t hc_thp_sized(const char *root, const char *file, const char *const *on, char *list,
+			   size_t len)
+{
+	char names[64][32], rel[256], mode[64];
+	size_t n = hc_thp_sizes(root, names, 64), found = 0, used = 0;
+
+	list[0] = '\0';
+	for (size_t i = 0; i < n && used + 96 < len; i++) {
+		int hit = 0;
+
+		snprintf(rel, sizeof rel, HC_THP "/%s/%s", names[i], file);
+		if (hc_thp_mode(root, rel, mode, sizeof mode) < 0)
+			continue;
+		for (size_t k = 0; on[k]; k++)
+			hit |= strcmp(mode, on[k]) == 0;
+		if (!hit)
+			continue;
+		used += (size_t)snprintf(list + used, len - used, "%s%s/%s = %s", found ? ", " : "",
+					 names[i], file, mode);
+		found++;
+	}
+	return found;
+}
+
+/* Multi-size THP: a size turned on by itself is used whatever
+ * transparent_hugepage/enabled says, never included. */
+static size_t hc_mthp(const char *root, FILE *out)
+{
+	static const char *const on[] = {"always", "madvise", NULL};
+	char list[1024];
+
+	if (!hc_thp_sized(root, "enabled", on, list, sizeof list))
+		return 0;
+	hc_finding(out, "thp sizes",
+		   "transparent huge pages of these sizes are on by themselves (%s): a program "
+		   "(every one for always, one that asks with MADV_HUGEPAGE for madvise) gets "
+		   "them or not as free memory allows, whatever transparent_hugepage/enabled "
+		   "says; echo never > /sys/kernel/mm/transparent_hugepage/hugepages-SIZE/enabled "
+		   "for each",
+		   list);
+	return 1;
+}
+
+/* Huge pages for shared memory (System V shm, memfd, shared anonymous
+ * mappings: the kernel's internal tmpfs), and with force for every tmpfs,
+ * the box's /tmp and /dev/shm included. never and deny give none. */
+static size_t hc_shmem(const char *root, FILE *out)
+{
+	static const char *const on[] = {"always", "within_size", "advise", NULL};
+	char mode[64] = "never", list[1024];
+	int top = hc_thp_mode(root, HC_THP "/shmem_enabled", mode, sizeof mode) == 0 &&
+		  strcmp(mode, "never") != 0 && strcmp(mode, "deny") != 0;
+	size_t sized = hc_thp_sized(root, "shmem_enabled", on, list, sizeof list);
+
+	if (!top && !sized)
+		return 0;
+	hc_finding(out, "shmem thp",
+		   "shared memory gets transparent huge pages (%s%s%s%s): %s gets them or not as "
+		   "free memory allows, so its faults and resident size vary from run to run; "
+		   "echo never > /sys/kernel/mm/transparent_hugepage/shmem_enabled%s",
+		   top ? "transparent_hugepage/shmem_enabled = " : "", top ? mode : "",
+		   top && sized ? ", " : "", sized ? list : "",
+		   strcmp(mode, "force") == 0
+		       ? "every tmpfs, the box's /tmp and /dev/shm included, and every System V "
+			 "segment, memfd and shared anonymous mapping"
+		       : "a program's System V segments, memfds and shared anonymous mappings "
+			 "(advise: those it marks MADV_HUGEPAGE)",
+		   sized ? ", and into hugepages-SIZE/shmem_enabled for each size named" : "");
+	return 1;
+}
+
 static size_t hc_aslr(const char *root, FILE *out)
 {
 	char v[32];
@@ -536,12 +641,14 @@ size_t hostcheck_print(const char *root, const struct units_cpuset *cpus, FILE *
 	n += hc_thp(root, out);
 	n += hc_thp_defrag(root, out);
 	n += hc_khugepaged(root, out);
+	n += hc_mthp(root, out);
+	n += hc_shmem(root, out);
 	n += hc_aslr(root, out);
 	n += hc_core_pattern(root, out);
 	if (n == 0)
 		fprintf(out,
 			"%-*s nothing found (swap, SMT, busy CPUs, cpufreq, turbo, huge pages, "
-			"THP defrag, khugepaged, ASLR, core_pattern)\n",
+			"THP defrag, khugepaged, THP sizes, shmem THP, ASLR, core_pattern)\n",
 			HC_NAME_W, "");
 	return n;
 }

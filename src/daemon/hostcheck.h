@@ -30,7 +30,8 @@ int hostcheck_cpu_times(const char *stat, unsigned cpu, unsigned long long *busy
  * those CPUs or their siblings busy with other work over
  * HOSTCHECK_SAMPLE_MS, a cpufreq governor other than performance, turbo or
  * boost, transparent huge pages in any mode but never, their defrag (at a
- * fault, and khugepaged's), ASLR, a core_pattern that pipes cores to a
+ * fault, and khugepaged's), a THP size turned on by itself (multi-size
+ * THP), huge pages for shared memory (shmem_enabled), ASLR, a core_pattern that pipes cores to a
  * program. A file the kernel does not have is no finding. Prints a title
  * line, then one line per finding (what and what to do), or one line saying
  * nothing was found. Reads only. Returns the number of findings. */

@@ -755,17 +755,21 @@ static int spawn_plan_limits(struct spawn_plan *p, const struct spawn_config *c,
 /* --unshare-net and --unshare-ipc outside a box: unshare in the child,
  * which has CAP_SYS_ADMIN only where proctord is root (in its own user
  * namespace the program's capabilities are gone by then). */
-static int spawn_plan_unshare(const struct spawn_plan *p, char *err, size_t errlen)
+int spawn_unshare_refused(int box, int net, int ipc, char *err, size_t errlen)
 {
-	if (p->c.box || !(p->iso.unshare_net || p->iso.unshare_ipc) || geteuid() == 0 ||
-	    spawn_has_cap(CAP_SYS_ADMIN))
+	if (box || !(net || ipc) || geteuid() == 0 || spawn_has_cap(CAP_SYS_ADMIN))
 		return 0;
 	snprintf(err, errlen,
 		 "--%s: only root can give the program %s of its own (proctord runs as uid %u)",
-		 p->iso.unshare_net ? "unshare-net" : "unshare-ipc",
-		 p->iso.unshare_net ? "a network namespace" : "IPC namespaces",
+		 net ? "unshare-net" : "unshare-ipc", net ? "a network namespace" : "IPC namespaces",
 		 (unsigned)geteuid());
 	return -1;
+}
+
+static int spawn_plan_unshare(const struct spawn_plan *p, char *err, size_t errlen)
+{
+	return spawn_unshare_refused(p->c.box != NULL, p->iso.unshare_net, p->iso.unshare_ipc, err,
+				     errlen);
 }
 
 int spawn_plan_build(struct spawn_plan *p, const struct spawn_config *c, char *err, size_t errlen)

@@ -185,6 +185,10 @@ struct spawn_status {
 enum spawn_pidns spawn_pidns_wanted(void);
 /* Whether that namespace can be made here (--check): 0, or the errno. */
 int spawn_pidns_probe(enum spawn_pidns ns);
+/* --unshare-net and --unshare-ipc outside a box (box: --box given): the
+ * child unshares them itself, which only root (CAP_SYS_ADMIN) can do.
+ * Returns 0, or -1 with why in err, as a start (and --check) refuses it. */
+int spawn_unshare_refused(int box, int net, int ipc, char *err, size_t errlen);
 
 /* Start the program as p says. Returns 0, or -1 with errno set (fork
  * failed, or the namespace was required and could not be made:

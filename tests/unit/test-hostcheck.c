@@ -72,6 +72,14 @@ static void quiet_host(void)
 	put("sys/kernel/mm/transparent_hugepage/defrag",
 	    "always defer defer+madvise madvise [never]\n");
 	put("sys/kernel/mm/transparent_hugepage/khugepaged/defrag", "0\n");
+	put("sys/kernel/mm/transparent_hugepage/shmem_enabled",
+	    "always within_size advise [never] deny force\n");
+	put("sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled",
+	    "always inherit madvise [never]\n");
+	put("sys/kernel/mm/transparent_hugepage/hugepages-2048kB/enabled",
+	    "always [inherit] madvise never\n");
+	put("sys/kernel/mm/transparent_hugepage/hugepages-2048kB/shmem_enabled",
+	    "always [inherit] within_size advise never\n");
 	put("proc/sys/kernel/randomize_va_space", "0\n");
 	put("proc/sys/kernel/core_pattern", "core\n");
 }
@@ -361,6 +369,73 @@ static void khugepaged_defrag_on(void **state)
 	assert_int_equal(audit(NULL), 0);
 }
 
+/* A size turned on by itself (multi-size THP) is a finding even where
+ * transparent_hugepage/enabled is never; inherit follows that file. */
+static void thp_sizes_on_by_themselves(void **state)
+{
+	(void)state;
+	put("sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled",
+	    "[always] inherit madvise never\n");
+	one_finding("thp sizes", NULL);
+	assert_non_null(strstr(text, "(hugepages-64kB/enabled = always): "));
+	assert_non_null(strstr(text, "echo never > /sys/kernel/mm/transparent_hugepage/"
+				     "hugepages-SIZE/enabled for each\n"));
+	put("sys/kernel/mm/transparent_hugepage/hugepages-16kB/enabled",
+	    "always inherit [madvise] never\n");
+	put("sys/kernel/mm/transparent_hugepage/hugepages-2048kB/enabled",
+	    "always inherit [madvise] never\n");
+	one_finding("thp sizes", NULL);
+	assert_non_null(strstr(text, "(hugepages-16kB/enabled = madvise, hugepages-64kB/enabled = "
+				     "always, hugepages-2048kB/enabled = madvise): "));
+	put("sys/kernel/mm/transparent_hugepage/hugepages-16kB/enabled",
+	    "always [inherit] madvise never\n");
+	put("sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled",
+	    "always inherit madvise [never]\n");
+	put("sys/kernel/mm/transparent_hugepage/hugepages-2048kB/enabled",
+	    "always [inherit] madvise never\n");
+	assert_int_equal(audit(NULL), 0);
+	/* inherit under enabled = always is the huge pages finding alone. */
+	put("sys/kernel/mm/transparent_hugepage/enabled", "[always] madvise never\n");
+	one_finding("huge pages", NULL);
+}
+
+/* Shared memory with huge pages: each mode but never and deny, and a size
+ * turned on by itself. */
+static void shmem_huge_pages(void **state)
+{
+	static const char *const modes[][2] = {
+	    {"[always] within_size advise never deny force\n", "always"},
+	    {"always [within_size] advise never deny force\n", "within_size"},
+	    {"always within_size [advise] never deny force\n", "advise"},
+	    {"always within_size advise never deny [force]\n", "force"},
+	};
+	char seen[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof modes / sizeof *modes; i++) {
+		put("sys/kernel/mm/transparent_hugepage/shmem_enabled", modes[i][0]);
+		one_finding("shmem thp", NULL);
+		snprintf(seen, sizeof seen, "(transparent_hugepage/shmem_enabled = %s): ",
+			 modes[i][1]);
+		assert_non_null(strstr(text, seen));
+		assert_non_null(
+		    strstr(text, "echo never > /sys/kernel/mm/transparent_hugepage/shmem_enabled\n"));
+	}
+	assert_non_null(strstr(text, "the box's /tmp and /dev/shm included"));
+	put("sys/kernel/mm/transparent_hugepage/shmem_enabled",
+	    "always within_size advise never [deny] force\n");
+	assert_int_equal(audit(NULL), 0);
+	put("sys/kernel/mm/transparent_hugepage/hugepages-2048kB/shmem_enabled",
+	    "always inherit [within_size] advise never\n");
+	one_finding("shmem thp", NULL);
+	assert_non_null(strstr(text, "(hugepages-2048kB/shmem_enabled = within_size): "));
+	assert_non_null(strstr(text, "and into hugepages-SIZE/shmem_enabled for each size named\n"));
+	drop("sys/kernel/mm/transparent_hugepage/shmem_enabled");
+	one_finding("shmem thp", NULL);
+	drop("sys/kernel/mm/transparent_hugepage/hugepages-2048kB/shmem_enabled");
+	assert_int_equal(audit(NULL), 0);
+}
+
 static void aslr_adds_noise(void **state)
 {
 	(void)state;
@@ -395,9 +470,13 @@ static void every_finding_at_once(void **state)
 	    "always [defer] defer+madvise madvise never\n");
 	put("sys/kernel/mm/transparent_hugepage/khugepaged/defrag", "1\n");
 	put("proc/sys/kernel/randomize_va_space", "2\n");
+	put("sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled",
+	    "[always] inherit madvise never\n");
+	put("sys/kernel/mm/transparent_hugepage/shmem_enabled",
+	    "always [within_size] advise never deny force\n");
 	put("proc/sys/kernel/core_pattern", "|/bin/false\n");
-	assert_int_equal(audit("0"), 10);
-	assert_int_equal(lines(), 2 + 10);
+	assert_int_equal(audit("0"), 12);
+	assert_int_equal(lines(), 2 + 12);
 	assert_null(strstr(text, "nothing found"));
 }
 
@@ -474,6 +553,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(huge_pages_in_any_mode_but_never, setup, teardown),
 	    cmocka_unit_test_setup_teardown(thp_defrag_in_any_mode_but_never, setup, teardown),
 	    cmocka_unit_test_setup_teardown(khugepaged_defrag_on, setup, teardown),
+	    cmocka_unit_test_setup_teardown(thp_sizes_on_by_themselves, setup, teardown),
+	    cmocka_unit_test_setup_teardown(shmem_huge_pages, setup, teardown),
 	    cmocka_unit_test_setup_teardown(aslr_adds_noise, setup, teardown),
 	    cmocka_unit_test_setup_teardown(core_pattern_piped_to_a_program, setup, teardown),
 	    cmocka_unit_test_setup_teardown(every_finding_at_once, setup, teardown),
