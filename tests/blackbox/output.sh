@@ -269,7 +269,7 @@ check_re "...and the verdict says it was truncated" "^proctor: exited 4: stdout 
 run_to_end --stderr-to-stdout --stdout "$T/s2o.out" -- sh -c 'echo a; echo b >&2; echo c'
 check_eq "--stderr-to-stdout: stderr lands in the stdout file, in order" "a;b;c;" \
 	"$(tr '\n' ';' <"$T/s2o.out")"
-run_to_end --stderr-to-stdout --stdout-limit 10 --stdout "$T/s2l.out" --report "$T/s2l.json" \
+run_to_end --stderr-to-stdout --stdout-limit 10B --stdout "$T/s2l.out" --report "$T/s2l.json" \
 	-- sh -c 'printf 12345; printf 67890 >&2; printf x >&2'
 check_eq "--stderr-to-stdout --stdout-limit 10: 11 bytes over both streams is killed output" \
 	"killed output: stdout limit of 10B exceeded" "$ANS_STATUS" || ans_diag
