@@ -96,8 +96,7 @@ static int boxcheck_try(const void *arg, char *msg, size_t len)
 {
 	const struct boxcheck_try *t = arg;
 	char map[64];
-	int p[2], st = 0;
-	ssize_t n;
+	int p[2];
 	pid_t pid;
 
 	/* Root's box maps its uid 0 to nobody, whose rights on the host its
@@ -142,18 +141,7 @@ static int boxcheck_try(const void *arg, char *msg, size_t len)
 		boxcheck_init(t->b, p[1]);
 	}
 	close(p[1]);
-	while ((n = read(p[0], msg, len - 1)) < 0 && errno == EINTR)
-		;
-	close(p[0]);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
-		return 0;
-	if (n > 0)
-		msg[n] = '\0';
-	else
-		snprintf(msg, len, "the trial's init ended with status 0x%x", (unsigned)st);
-	return -1;
+	return checktry_reap(pid, p[0], "the trial's init", msg, len);
 }
 
 int boxcheck_probe(const struct box *b, int user_ns, uid_t uid, gid_t gid, char *why, size_t len)

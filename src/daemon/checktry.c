@@ -18,11 +18,31 @@
 #include "spawn.h"
 #include "sysfilter.h"
 
+int checktry_reap(pid_t pid, int rfd, const char *who, char *why, size_t len)
+{
+	int st = 0;
+	ssize_t n;
+
+	while ((n = read(rfd, why, len - 1)) < 0 && errno == EINTR)
+		;
+	close(rfd);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return 0;
+	if (n > 0)
+		why[n] = '\0';
+	else if (WIFSIGNALED(st))
+		snprintf(why, len, "%s was killed by signal %d", who, WTERMSIG(st));
+	else
+		snprintf(why, len, "%s exited %d", who, WEXITSTATUS(st));
+	return -1;
+}
+
 int checktry_child(int (*fn)(const void *arg, char *msg, size_t len), const void *arg, char *why,
 		   size_t len)
 {
-	int p[2], st = 0;
-	ssize_t n;
+	int p[2];
 	pid_t pid;
 
 	if (pipe2(p, O_CLOEXEC) < 0) {
@@ -49,20 +69,7 @@ int checktry_child(int (*fn)(const void *arg, char *msg, size_t len), const void
 		_exit(1);
 	}
 	close(p[1]);
-	while ((n = read(p[0], why, len - 1)) < 0 && errno == EINTR)
-		;
-	close(p[0]);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
-		return 0;
-	if (n > 0)
-		why[n] = '\0';
-	else if (WIFSIGNALED(st))
-		snprintf(why, len, "the trial's child was killed by signal %d", WTERMSIG(st));
-	else
-		snprintf(why, len, "the trial's child exited %d", WEXITSTATUS(st));
-	return -1;
+	return checktry_reap(pid, p[0], "the trial's child", why, len);
 }
 
 /* In the child: load the filter as the run's child does. */

@@ -5,9 +5,15 @@
 #define PROCTOR_CHECKTRY_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "cgroup.h"
 #include "config.h"
+
+/* The end of a trial child PID: its message, if it failed, read from rfd
+ * (then closed), its status reaped. Returns 0 if it exited 0, else -1 with
+ * why said (the message, or how WHO ended). */
+int checktry_reap(pid_t pid, int rfd, const char *who, char *why, size_t len);
 
 /* Run fn(arg) in a child of its own, which then exits; a failure is the
  * line fn put in its buffer. Returns 0, or -1 with the line in why. The
