@@ -116,14 +116,15 @@ void cg_probe_remove(struct cgroup *cg)
 	}
 }
 
-/* --check moved into its leaf in the v2 cgroup at pfd (leaf_made: it made
- * the leaf): what set-up does there, controllers included, is done and
- * then undone (cg_probe_undo). */
-void cg_probe_owned(struct cgroup *cg, int pfd, int leaf_made)
+/* --check moved into its leaf in the v2 cgroup parent, at pfd (leaf_made:
+ * it made the leaf): what set-up does there, controllers included, is done
+ * and then undone (cg_probe_undo). */
+void cg_probe_owned(struct cgroup *cg, int pfd, const char *parent, int leaf_made)
 {
 	cg->undo_fd = fcntl(pfd, F_DUPFD_CLOEXEC, 0);
 	cg->undo_leaf = leaf_made;
-	cg_plan(cg, "would move proctord into its leaf " CG_LEAF " (tried: moved back by --check)");
+	cg_plan(cg, "would move proctord into %s/" CG_LEAF " (tried: moved back by --check)",
+		parent);
 }
 
 /* Undo cg_probe_owned, once the probe cgroups are gone: the controllers it

@@ -33,7 +33,7 @@ int cg_v2_has(const struct cgroup *cg, const struct cg_hier *h, const char *file
 int cg_untried(struct cgroup *cg, const char *ctrl);
 int cg_is_untried(const struct cgroup *cg, const struct cg_hier *h, const char *file);
 void cg_probe_remove(struct cgroup *cg);
-void cg_probe_owned(struct cgroup *cg, int pfd, int leaf_made);
+void cg_probe_owned(struct cgroup *cg, int pfd, const char *parent, int leaf_made);
 void cg_probe_undo(struct cgroup *cg);
 
 /* cgruntime.c: killing and removing, which set-up's stale clean-up uses too. */

@@ -251,7 +251,7 @@ static int cg_move_to_leaf(struct cgroup *cg, const struct cg_hier *h, int pfd, 
 		return -1;
 	}
 	if (cg->probe)
-		cg_probe_owned(cg, pfd, made);
+		cg_probe_owned(cg, pfd, h->parent, made);
 	return 0;
 }
 
