@@ -2,6 +2,7 @@
 // proctor run's verdict document: --json FILE or --json-fd N, never the
 // program's stderr; proctord's report made a verdict, or an error document.
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -150,11 +151,16 @@ static int runjson_write(struct runjson *j, const char *text, char *err, size_t 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN) {
-			/* A pipe that is full for now (descriptor N). */
-			struct timespec ts = {0, 1000000};
+			/* A non-blocking pipe that is full for now (descriptor
+			 * N): its reader has 10 s to make room, no more. */
+			struct pollfd pfd = {.fd = j->fd, .events = POLLOUT};
 
-			nanosleep(&ts, NULL);
-			continue;
+			int r = poll(&pfd, 1, 10000);
+
+			if (r == 1 || (r < 0 && errno == EINTR))
+				continue;
+			errno = EAGAIN;
+			n = -1;
 		}
 		if (n <= 0) {
 			snprintf(err, errlen, "cannot write the verdict to %s: %s",

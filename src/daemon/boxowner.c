@@ -61,8 +61,50 @@ static int boxowner_save_acls(struct boxowner *o)
 	return 0;
 }
 
-int boxowner_hand_over(struct boxowner *o, const struct box *b, uid_t uid, char *err,
-		       size_t errlen)
+/* DIR is its owner's alone: no write for group or others, not sticky (a
+ * shared directory such as /tmp, whose entries its owner could remove or
+ * replace), and no access ACL (which may grant others). */
+static int boxowner_alone(int fd, const struct stat *st)
+{
+	if (st->st_mode & (S_IWGRP | S_IWOTH | S_ISVTX))
+		return 0;
+	return fgetxattr(fd, boxowner_acls[0], NULL, 0) < 0 &&
+	       (errno == ENODATA || errno == ENOTSUP);
+}
+
+/* The directory dirfd is DIR (st) or lies below it: walked up by "..",
+ * descriptor by descriptor, to the root. */
+static int boxowner_below(int dirfd, const struct stat *st)
+{
+	struct stat cur, up;
+	int fd = dup(dirfd), found = 0;
+
+	for (int depth = 0; fd >= 0 && depth < 4096; depth++) {
+		int parent;
+
+		if (fstat(fd, &cur) < 0)
+			break;
+		if (cur.st_dev == st->st_dev && cur.st_ino == st->st_ino) {
+			found = 1;
+			break;
+		}
+		parent = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (parent < 0 || fstat(parent, &up) < 0 ||
+		    (up.st_dev == cur.st_dev && up.st_ino == cur.st_ino)) {
+			if (parent >= 0)
+				close(parent);
+			break;
+		}
+		close(fd);
+		fd = parent;
+	}
+	if (fd >= 0)
+		close(fd);
+	return found;
+}
+
+int boxowner_hand_over(struct boxowner *o, const struct box *b, uid_t uid,
+		       const int *keep_out, size_t n_keep, char *err, size_t errlen)
 {
 	int src = boxowner_dir_source(b);
 	struct stat st;
@@ -79,10 +121,19 @@ int boxowner_hand_over(struct boxowner *o, const struct box *b, uid_t uid, char 
 		boxowner_hand_back(o);
 		return -1;
 	}
-	if (st.st_uid == uid || !(st.st_mode & S_IWUSR)) {
+	if (st.st_uid == uid || !(st.st_mode & S_IWUSR) || !boxowner_alone(o->fd, &st)) {
 		boxowner_hand_back(o);
 		return 0;
 	}
+	for (size_t i = 0; i < n_keep; i++)
+		if (keep_out[i] >= 0 && boxowner_below(keep_out[i], &st)) {
+			log_warn("warning: --box: DIR is not lent to uid %u: --report lies in it, "
+				 "and its owner for the run could move the report's directory "
+				 "away; put the report outside DIR",
+				 (unsigned)uid);
+			boxowner_hand_back(o);
+			return 0;
+		}
 	o->uid = st.st_uid;
 	o->gid = st.st_gid;
 	o->mode = st.st_mode & 07777;

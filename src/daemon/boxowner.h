@@ -22,11 +22,14 @@ struct boxowner {
 
 void boxowner_init(struct boxowner *o);
 /* Make uid the owner of DIR (b's /box) for the run, unless uid owns it
- * already or its owner may not write it (mode without u+w: a DIR meant to
- * stay read-only). Through the descriptor proctord opened, never by path.
- * Returns 0, or -1 with a one-line reason in err. */
-int boxowner_hand_over(struct boxowner *o, const struct box *b, uid_t uid, char *err,
-		       size_t errlen);
+ * already, its owner may not write it (mode without u+w: a DIR meant to
+ * stay read-only), it is not its owner's alone (group- or other-writable,
+ * sticky, an access ACL), or one of the n_keep directories keep_out (the
+ * reports' ones; -1 skipped) lies in it (a warning then). Through the
+ * descriptor proctord opened, never by path. Returns 0, or -1 with a
+ * one-line reason in err. */
+int boxowner_hand_over(struct boxowner *o, const struct box *b, uid_t uid,
+		       const int *keep_out, size_t n_keep, char *err, size_t errlen);
 /* Once no process of the box is left: DIR's owner, group, ACLs and mode as
  * they were. What the program made inside DIR stays its uid's. Idempotent;
  * closes the descriptor. */

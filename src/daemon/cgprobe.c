@@ -8,6 +8,7 @@
 // (cg_probe_owned, cg_probe_undo); elsewhere a controller set-up would
 // enable is only planned (cg_change, cg_untried), as others share that
 // cgroup, and its limit files are not tried. No stale cgroup is removed.
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -127,6 +128,26 @@ void cg_probe_owned(struct cgroup *cg, int pfd, const char *parent, int leaf_mad
 		parent);
 }
 
+/* The v2 cgroup at fd has no child cgroup but the leaf CG_LEAF. */
+static int cg_leaf_alone(int fd)
+{
+	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), alone = 1;
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	struct dirent *e;
+
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		return 0;
+	}
+	while (alone && (e = readdir(d)))
+		if (e->d_type == DT_DIR && strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		    strcmp(e->d_name, CG_LEAF))
+			alone = 0;
+	closedir(d);
+	return alone;
+}
+
 /* Undo cg_probe_owned, once the probe cgroups are gone: the controllers it
  * enabled, last first, then proctord back where it was, and the leaf. */
 void cg_probe_undo(struct cgroup *cg)
@@ -136,6 +157,14 @@ void cg_probe_undo(struct cgroup *cg)
 
 	if (cg->undo_fd < 0)
 		return;
+	/* Another cgroup beside the leaf (a start's, made meanwhile) may be
+	 * using the controllers: leave them on, as a start would. */
+	if (end > 0 && !cg_leaf_alone(cg->undo_fd)) {
+		cg_plan(cg, "left +%s on in cgroup.subtree_control: another cgroup was made beside "
+			    "the leaf meanwhile",
+			cg->undo_ctrls);
+		end = 0;
+	}
 	while (end > 0) {
 		size_t start = end;
 

@@ -726,6 +726,12 @@ int cg_setup(struct cgroup *cg, enum cg_mode mode, const struct limits *l, int p
 		cg_why_all(cg, "no mounted cgroup hierarchy of proctord's serves it");
 	if (cg->fatal[0]) {
 		snprintf(err, errlen, "%s", cg->fatal);
+		/* --check's probe cgroups made so far, its leaf and controllers:
+		 * undone as on success. */
+		if (probe) {
+			cg_probe_remove(cg);
+			cg_probe_undo(cg);
+		}
 		cgroup_destroy(cg);
 		return -1;
 	}

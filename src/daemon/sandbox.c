@@ -777,6 +777,7 @@ static void sandbox_spawn_warnings(struct sandbox *sb)
  * working directory; handed back once the box is empty (boxowner.c). */
 static int sandbox_lend_dir(struct sandbox *sb, char *err, size_t errlen)
 {
+	int keep_out[2] = {-1, -1};
 	uid_t uid;
 	gid_t gid;
 
@@ -786,7 +787,10 @@ static int sandbox_lend_dir(struct sandbox *sb, char *err, size_t errlen)
 		uid = sb->iso.uid;
 	else if (!identity_box_root(&sb->iso, 1, &uid, &gid))
 		return 0;
-	return boxowner_hand_over(&sb->lent, &sb->box, uid, err, errlen);
+	/* Only the reports opened (the others are zeroed, not -1). */
+	for (size_t i = 0; i < sb->n_reports && i < 2; i++)
+		keep_out[i] = sb->reports[i].dirfd;
+	return boxowner_hand_over(&sb->lent, &sb->box, uid, keep_out, 2, err, errlen);
 }
 
 /* Start the program; the caller's descriptors and the filter's socket are

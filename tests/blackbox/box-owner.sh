@@ -50,6 +50,41 @@ bx_run "$T/tmp/o.nb" --user nobody -- sh -c 'echo x >/box/x && echo written'
 check_eq "a DIR nobody owns already is written" "written" "$(cat "$T/tmp/o.nb")"
 check_eq "...and stays nobody's" "nobody:$ngname 700" "$(owner "$BOX")"
 
+# --- a DIR that is not its owner's alone is not lent ------------------------------
+# The owner of a directory may remove or replace any entry in it, sticky or
+# not: lent, a shared DIR (group-writable, sticky like /tmp, or with an
+# access ACL) would put others' files at the program's mercy.
+
+own_new 0775
+bx_run "$T/tmp/o.g" --user nobody -- sh -c 'stat -c "%u" /box'
+check_eq "a group-writable DIR (0775) is not lent" "0" "$(cat "$T/tmp/o.g")" ||
+	diag "$(cat "$T/tmp/o.g.err")"
+check_eq "...and stays root's, 0775" "root:root 775" "$(owner "$BOX")"
+
+own_new 1755
+bx_run "$T/tmp/o.s" --user nobody -- sh -c 'stat -c "%u" /box'
+check_eq "a sticky DIR (1755) is not lent" "0" "$(cat "$T/tmp/o.s")" ||
+	diag "$(cat "$T/tmp/o.s.err")"
+
+if command -v setfacl >/dev/null && own_new 0755 && setfacl -m u:daemon:rwx "$BOX" 2>/dev/null; then
+	bx_run "$T/tmp/o.acl" --user nobody -- sh -c 'stat -c "%u" /box'
+	check_eq "a DIR with an access ACL is not lent" "0" "$(cat "$T/tmp/o.acl")" ||
+		diag "$(cat "$T/tmp/o.acl.err")"
+else
+	skip "a DIR with an access ACL" "no setfacl, or no ACLs on this file system"
+fi
+
+# A --report in DIR: its owner for the run could move the report's
+# directory away and leave a forged one in its place. Not lent, and said.
+own_new 0755
+mkdir "$BOX/rep"
+bx_run "$T/tmp/o.rep" --user nobody --report "$BOX/rep/r.json" -- sh -c 'stat -c "%u" /box'
+check_eq "a DIR that holds the --report is not lent" "0" "$(cat "$T/tmp/o.rep")" ||
+	diag "$(cat "$T/tmp/o.rep.err")"
+check_re "...and proctord says why" "DIR is not lent to uid $nb: --report lies in it" \
+	"$(cat "$PD_ERR" 2>&1)"
+check "...the report is where it was asked for" test -s "$BOX/rep/r.json"
+
 # --- a hostile program ------------------------------------------------------------
 # As DIR's owner for the run, it changes DIR's mode (world-writable and
 # sticky; a set-group-ID bit the box's filter refuses), grants itself write access by an ACL, plants a symbolic link to a
