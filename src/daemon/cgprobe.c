@@ -141,8 +141,8 @@ static int cg_leaf_alone(int fd)
 		return 0;
 	}
 	while (alone && (e = readdir(d)))
-		if (e->d_type == DT_DIR && strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-		    strcmp(e->d_name, CG_LEAF))
+		if (e->d_type == DT_DIR && strcmp(e->d_name, ".") != 0 &&
+		    strcmp(e->d_name, "..") != 0 && strcmp(e->d_name, CG_LEAF) != 0)
 			alone = 0;
 	closedir(d);
 	return alone;
