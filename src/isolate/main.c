@@ -18,42 +18,62 @@ static const char *progname = "proctor-isolate";
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: %s [options] --init | --run -- program [args...] | --cleanup | --version\n"
-		"\n"
-		"isolate's command line (2.x, and 1.8's as judge0 passes it) over proctord:\n"
-		"each --run is one proctord run with --box on box_root/N/box, as the box's\n"
-		"own uid and gid (first_uid + N). Run by root (sudo).\n"
-		"\n"
-		"Options: -b, --box-id=N   -M, --meta=FILE   -s, --silent   --cg   --cg-timing\n"
-		"  -t, --time=S  -x, --extra-time=S  -w, --wall-time=S  (seconds; -x absolute)\n"
-		"  --cg-mem=KiB  -m, --mem=KiB  -k, --stack=KiB  -f, --fsize=KiB  -n, --open-files=N\n"
-		"  -p[N], --processes[=N]  (absent: 1; bare: no limit)\n"
-		"  -i, --stdin=F  -o, --stdout=F  -r, --stderr=F  --stderr-to-stdout  (paths in the box)\n"
-		"  -c, --chdir=DIR  -e, --full-env  -E, --env=VAR[=VAL]  --share-net  --wait\n"
-		"  -d, --dir=IN[=OUT][:rw|:noexec|:maybe|:tmp]   -v, --verbose (ignored)\n"
-		"\n"
-		"Configuration: $PROCTOR_ISOLATE_CONFIG, else %s (box_root,\n"
-		"lock_root, first_uid, first_gid, num_boxes). proctord: $PROCTORD, else the one\n"
-		"beside this program, else the PATH. Exit status: 0 the program exited 0 within\n"
-		"its limits; 1 it did not (RE, SG, TO); 2 internal or usage error (XX).\n"
-		"See proctor-isolate(1).\n",
-		progname, ISO_CONFIG_PATH);
+	fprintf(
+	    f,
+	    "Usage: %s [options] --init | --run -- program [args...] | --cleanup | --version\n"
+	    "\n"
+	    "isolate's command line (2.x, and 1.8's as judge0 passes it) over proctord:\n"
+	    "each --run is one proctord run with --box on box_root/N/box, as the box's\n"
+	    "own uid and gid (first_uid + N). Run by root (sudo).\n"
+	    "\n"
+	    "Options: -b, --box-id=N   -M, --meta=FILE   -s, --silent   --cg   --cg-timing\n"
+	    "  -t, --time=S  -x, --extra-time=S  -w, --wall-time=S  (seconds; -x absolute)\n"
+	    "  --cg-mem=KiB  -m, --mem=KiB  -k, --stack=KiB  -f, --fsize=KiB  -n, --open-files=N\n"
+	    "  -p[N], --processes[=N]  (absent: 1; bare: no limit)\n"
+	    "  -i, --stdin=F  -o, --stdout=F  -r, --stderr=F  --stderr-to-stdout  (paths in the "
+	    "box)\n"
+	    "  -c, --chdir=DIR  -e, --full-env  -E, --env=VAR[=VAL]  --share-net  --wait\n"
+	    "  -d, --dir=IN[=OUT][:rw|:noexec|:maybe|:tmp]   -v, --verbose (ignored)\n"
+	    "\n"
+	    "Configuration: $PROCTOR_ISOLATE_CONFIG, else %s (box_root,\n"
+	    "lock_root, first_uid, first_gid, num_boxes). proctord: $PROCTORD, else the one\n"
+	    "beside this program, else the PATH. Exit status: 0 the program exited 0 within\n"
+	    "its limits; 1 it did not (RE, SG, TO); 2 internal or usage error (XX).\n"
+	    "See proctor-isolate(1).\n",
+	    progname, ISO_CONFIG_PATH);
 }
 
 /* The meta file, opened as isolate does before anything can fail, so that
- * an internal error lands in it too. -1: none asked for. */
+ * an internal error lands in it too. -1: none asked for. Judgels puts it
+ * in box/, where an earlier program may have left a symbolic link (to a
+ * file root would then truncate) or a FIFO (which would block us): only a
+ * regular file or a character device (/dev/null) is written. */
 static int meta_open(const char *path)
 {
+	struct stat st;
 	int fd;
 
 	if (!path)
 		return -1;
 	if (strcmp(path, "-") == 0)
 		return dup(1);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) || S_ISCHR(st.st_mode)))) {
+		close(fd);
+		fd = -1;
+		errno = EINVAL;
+	}
+	if (fd >= 0 && ((S_ISREG(st.st_mode) && ftruncate(fd, 0) < 0) ||
+			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0)) {
+		close(fd);
+		fd = -1;
+	}
 	if (fd < 0) {
-		fprintf(stderr, "Failed to open meta file '%s': %s\n", path, strerror(errno));
+		const char *why = errno == ELOOP		      ? "a symbolic link"
+				  : errno == EINVAL || errno == ENXIO ? "not a regular file"
+								      : strerror(errno);
+
+		fprintf(stderr, "Failed to open meta file '%s': %s\n", path, why);
 		exit(2);
 	}
 	return fd;
@@ -113,7 +133,8 @@ static int cmd_box(const struct iso_opts *o, int meta_fd)
 	char err[1200];
 
 	if (geteuid() != 0)
-		return die(meta_fd, "proctor-isolate must be run as root (through sudo); the set-user-ID mode is not supported");
+		return die(meta_fd, "proctor-isolate must be run as root (through sudo); the "
+				    "set-user-ID mode is not supported");
 	if (iso_config_read(&c, err, sizeof err) < 0 ||
 	    iso_box_find(&c, o->box_id, &b, err, sizeof err) < 0 ||
 	    iso_box_lock(&b, o->wait, err, sizeof err) < 0)

@@ -159,6 +159,17 @@ mkdir -p "$T/boxes" && "$ISO" -b4 --init >/dev/null
 FROM_CALLER=yes "$ISO" -b4 -s -E FROM_CALLER -E A=1 -E B=2 -E B= -EC=x=y -o env.txt --run -- /usr/bin/env
 check_eq "the environment starts empty but for LIBC_FATAL_STDERR_=1; -E inherits, sets, removes (B=)" \
 	"0:LIBC_FATAL_STDERR_=1|FROM_CALLER=yes|A=1|C=x=y|" "$?:$(tr '\n' '|' <"$T/boxes/4/box/env.txt")"
+# Judgels keeps its meta file in box/, where the last program could leave
+# a link to a file of root's in its place, or a FIFO.
+echo precious >"$T/precious" && ln -s "$T/precious" "$T/boxes/4/box/_isolate.meta"
+"$ISO" -b4 -M "$T/boxes/4/box/_isolate.meta" --run -- /bin/true 2>"$T/link.err"
+check_eq "a symbolic link at the meta file's path is refused (exit 2), the file it points to untouched" \
+	"2:precious:Failed to open meta file '$T/boxes/4/box/_isolate.meta': a symbolic link" \
+	"$?:$(cat "$T/precious"):$(cat "$T/link.err")"
+rm "$T/boxes/4/box/_isolate.meta" && mkfifo "$T/boxes/4/box/_isolate.meta"
+timeout "$T_OP" "$ISO" -b4 -M "$T/boxes/4/box/_isolate.meta" --run -- /bin/true 2>"$T/fifo.err"
+check_eq "...and so is a FIFO there, at once" \
+	"2:Failed to open meta file '$T/boxes/4/box/_isolate.meta': not a regular file" "$?:$(cat "$T/fifo.err")"
 "$ISO" -b4 -t abc --run -- /bin/true 2>"$T/usage.err"
 check_eq "a bad time is a usage error, exit 2, that names the value" \
 	"2:Invalid time in seconds: abc" "$?:$(sed -n '1s/^[^:]*: //p' "$T/usage.err")"
