@@ -112,10 +112,11 @@ int iso_config_read(struct iso_config *c, char *err, size_t errlen)
 	if (line != 0)
 		return iso_box_fail(err, errlen, "%s:%d: syntax error", path, line);
 	if (st.bad[0])
-		return iso_box_fail(err, errlen, "%s: invalid or unknown setting: %s", path, st.bad);
+		return iso_box_fail(err, errlen, "%s: invalid or unknown setting: %s", path,
+				    st.bad);
 	if (c->num_boxes < 1 || c->first_uid == 0 || c->first_gid == 0)
-		return iso_box_fail(err, errlen, "%s: num_boxes, first_uid and first_gid must be above 0",
-				    path);
+		return iso_box_fail(err, errlen,
+				    "%s: num_boxes, first_uid and first_gid must be above 0", path);
 	return 0;
 }
 
@@ -128,7 +129,8 @@ int iso_box_find(const struct iso_config *c, long id, struct iso_box *b, char *e
 				    c->num_boxes - 1);
 	/* Both below 2^32 - 1 (no overflow into (uid_t)-1 or past it). */
 	if (c->first_uid + id > (long)UINT32_MAX - 2 || c->first_gid + id > (long)UINT32_MAX - 2)
-		return iso_box_fail(err, errlen, "Sandbox ID %ld gives a uid or gid out of range", id);
+		return iso_box_fail(err, errlen, "Sandbox ID %ld gives a uid or gid out of range",
+				    id);
 	b->id = id;
 	b->uid = (uid_t)(c->first_uid + id);
 	b->gid = (gid_t)(c->first_gid + id);
@@ -169,7 +171,8 @@ int iso_box_lock(struct iso_box *b, int wait, char *err, size_t errlen)
 		if (errno == EINTR)
 			continue;
 		if (errno == EWOULDBLOCK)
-			return iso_box_fail(err, errlen, "This box is currently in use by another process");
+			return iso_box_fail(err, errlen,
+					    "This box is currently in use by another process");
 		return iso_box_fail(err, errlen, "Cannot lock %s: %s", b->lock, strerror(errno));
 	}
 	return 0;
@@ -189,7 +192,8 @@ static int iso_box_rmtree(const char *dir, char *err, size_t errlen)
 	struct stat st;
 
 	if (lstat(dir, &st) < 0)
-		return errno == ENOENT ? 0 : iso_box_fail(err, errlen, "%s: %s", dir, strerror(errno));
+		return errno == ENOENT ? 0
+				       : iso_box_fail(err, errlen, "%s: %s", dir, strerror(errno));
 	if (nftw(dir, iso_box_unlink, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) < 0)
 		return iso_box_fail(err, errlen, "Cannot remove %s: %s", dir, strerror(errno));
 	return 0;

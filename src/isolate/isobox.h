@@ -42,6 +42,7 @@ int iso_box_cleanup(const struct iso_box *b, char *err, size_t errlen);
 
 /* The message into err; returns -1 (proctor-isolate's errors all go
  * this way, up to main, which writes them as isolate's XX). */
-int iso_box_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int iso_box_fail(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #endif

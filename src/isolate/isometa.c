@@ -115,11 +115,11 @@ static int iso_err(struct iso_buf *b, const struct iso_opts *o, char *line, size
 
 /* A limit proctord enforced by killing the tree: written as isolate's
  * keeper writes a kill (status, message, killed, then the figures). */
-static int iso_meta_killed(struct iso_buf *b, const struct iso_outcome *r,
-			   const struct iso_opts *o, char *line, size_t llen)
+static int iso_meta_killed(struct iso_buf *b, const struct iso_outcome *r, const struct iso_opts *o,
+			   char *line, size_t llen)
 {
 	const char *msg = r->reason == KILL_WALL_TIME ? "Time limit exceeded (wall clock)"
-						     : "Time limit exceeded";
+						      : "Time limit exceeded";
 
 	iso_err(b, o, line, llen, "TO", msg);
 	iso_put(b, "killed:1\n");
@@ -129,8 +129,8 @@ static int iso_meta_killed(struct iso_buf *b, const struct iso_outcome *r,
 
 /* The program ended (by itself or by a signal): the figures, then the
  * checks isolate makes after the end, in its order. */
-static int iso_meta_ended(struct iso_buf *b, const struct iso_outcome *r,
-			  const struct iso_opts *o, char *line, size_t llen)
+static int iso_meta_ended(struct iso_buf *b, const struct iso_outcome *r, const struct iso_opts *o,
+			  char *line, size_t llen)
 {
 	long long cpu_ms = r->cpu_us / 1000, wall_ms = r->wall_us / 1000;
 	char msg[64];
@@ -184,8 +184,7 @@ int iso_meta(const struct iso_outcome *r, const struct iso_opts *o, char *meta, 
 	if (r->head == HEAD_FAILED)
 		return iso_meta_xx(r->text[0] ? r->text : "The program could not be started", meta,
 				   mlen, line, llen);
-	if (r->head == HEAD_KILLED &&
-	    (r->reason == KILL_CPU_TIME || r->reason == KILL_WALL_TIME))
+	if (r->head == HEAD_KILLED && (r->reason == KILL_CPU_TIME || r->reason == KILL_WALL_TIME))
 		return iso_meta_killed(&b, r, o, line, llen);
 	return iso_meta_ended(&b, r, o, line, llen);
 }

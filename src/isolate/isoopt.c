@@ -31,48 +31,48 @@ enum {
 static const char iso_short[] = "b:c:d:DeE:f:i:k:m:M:n:o:p::q:r:st:vw:x:";
 
 static const struct option iso_long[] = {
-	{"as-uid", 1, NULL, OPT_UNSUPPORTED},
-	{"as-gid", 1, NULL, OPT_UNSUPPORTED},
-	{"box-id", 1, NULL, 'b'},
-	{"chdir", 1, NULL, 'c'},
-	{"cg", 0, NULL, OPT_CG},
-	{"cg-mem", 1, NULL, OPT_CG_MEM},
-	{"cg-timing", 0, NULL, OPT_CG_TIMING},
-	{"no-cg-timing", 0, NULL, OPT_NO_CG_TIMING},
-	{"check-config", 0, NULL, OPT_UNSUPPORTED},
-	{"cleanup", 0, NULL, OPT_CLEANUP},
-	{"core", 1, NULL, OPT_UNSUPPORTED},
-	{"dir", 1, NULL, 'd'},
-	{"no-default-dirs", 0, NULL, 'D'},
-	{"fsize", 1, NULL, 'f'},
-	{"env", 1, NULL, 'E'},
-	{"extra-time", 1, NULL, 'x'},
-	{"full-env", 0, NULL, 'e'},
-	{"inherit-fds", 0, NULL, OPT_UNSUPPORTED},
-	{"init", 0, NULL, OPT_INIT},
-	{"mem", 1, NULL, 'm'},
-	{"meta", 1, NULL, 'M'},
-	{"processes", 2, NULL, 'p'},
-	{"quota", 1, NULL, 'q'},
-	{"run", 0, NULL, OPT_RUN},
-	{"share-net", 0, NULL, OPT_SHARE_NET},
-	{"silent", 0, NULL, 's'},
-	{"stack", 1, NULL, 'k'},
-	{"open-files", 1, NULL, 'n'},
-	{"print-cg-root", 0, NULL, OPT_UNSUPPORTED},
-	{"special-files", 0, NULL, OPT_SPECIAL_FILES},
-	{"stderr", 1, NULL, 'r'},
-	{"stderr-to-stdout", 0, NULL, OPT_STDERR_TO_STDOUT},
-	{"stdin", 1, NULL, 'i'},
-	{"stdout", 1, NULL, 'o'},
-	{"syscalls", 1, NULL, OPT_UNSUPPORTED},
-	{"time", 1, NULL, 't'},
-	{"tty-hack", 0, NULL, OPT_UNSUPPORTED},
-	{"verbose", 0, NULL, 'v'},
-	{"version", 0, NULL, OPT_VERSION},
-	{"wait", 0, NULL, OPT_WAIT},
-	{"wall-time", 1, NULL, 'w'},
-	{NULL, 0, NULL, 0},
+    {"as-uid", 1, NULL, OPT_UNSUPPORTED},
+    {"as-gid", 1, NULL, OPT_UNSUPPORTED},
+    {"box-id", 1, NULL, 'b'},
+    {"chdir", 1, NULL, 'c'},
+    {"cg", 0, NULL, OPT_CG},
+    {"cg-mem", 1, NULL, OPT_CG_MEM},
+    {"cg-timing", 0, NULL, OPT_CG_TIMING},
+    {"no-cg-timing", 0, NULL, OPT_NO_CG_TIMING},
+    {"check-config", 0, NULL, OPT_UNSUPPORTED},
+    {"cleanup", 0, NULL, OPT_CLEANUP},
+    {"core", 1, NULL, OPT_UNSUPPORTED},
+    {"dir", 1, NULL, 'd'},
+    {"no-default-dirs", 0, NULL, 'D'},
+    {"fsize", 1, NULL, 'f'},
+    {"env", 1, NULL, 'E'},
+    {"extra-time", 1, NULL, 'x'},
+    {"full-env", 0, NULL, 'e'},
+    {"inherit-fds", 0, NULL, OPT_UNSUPPORTED},
+    {"init", 0, NULL, OPT_INIT},
+    {"mem", 1, NULL, 'm'},
+    {"meta", 1, NULL, 'M'},
+    {"processes", 2, NULL, 'p'},
+    {"quota", 1, NULL, 'q'},
+    {"run", 0, NULL, OPT_RUN},
+    {"share-net", 0, NULL, OPT_SHARE_NET},
+    {"silent", 0, NULL, 's'},
+    {"stack", 1, NULL, 'k'},
+    {"open-files", 1, NULL, 'n'},
+    {"print-cg-root", 0, NULL, OPT_UNSUPPORTED},
+    {"special-files", 0, NULL, OPT_SPECIAL_FILES},
+    {"stderr", 1, NULL, 'r'},
+    {"stderr-to-stdout", 0, NULL, OPT_STDERR_TO_STDOUT},
+    {"stdin", 1, NULL, 'i'},
+    {"stdout", 1, NULL, 'o'},
+    {"syscalls", 1, NULL, OPT_UNSUPPORTED},
+    {"time", 1, NULL, 't'},
+    {"tty-hack", 0, NULL, OPT_UNSUPPORTED},
+    {"verbose", 0, NULL, 'v'},
+    {"version", 0, NULL, OPT_VERSION},
+    {"wait", 0, NULL, OPT_WAIT},
+    {"wall-time", 1, NULL, 'w'},
+    {NULL, 0, NULL, 0},
 };
 
 static int __attribute__((format(printf, 2, 3))) iso_fail(struct iso_opts *o, const char *fmt, ...)
@@ -165,12 +165,15 @@ static int iso_dir_flag(struct iso_opts *o, const char *arg, const char *opt, si
 		if (strlen(known[i].name) != len || strncmp(known[i].name, opt, len) != 0)
 			continue;
 		if (!known[i].flag)
-			return iso_fail(o, "Directory rule '%s': option '%s' is not supported by proctor-isolate",
-					arg, known[i].name);
+			return iso_fail(
+			    o,
+			    "Directory rule '%s': option '%s' is not supported by proctor-isolate",
+			    arg, known[i].name);
 		*flags |= known[i].flag;
 		return 0;
 	}
-	return iso_fail(o, "Invalid directory rule '%s': Unknown option '%.*s'", arg, (int)len, opt);
+	return iso_fail(o, "Invalid directory rule '%s': Unknown option '%.*s'", arg, (int)len,
+			opt);
 }
 
 /* -d in=out[:opts], -d dir[:opts] (out = /dir); a rule for the same inside
@@ -194,15 +197,24 @@ static int iso_dir(struct iso_opts *o, const char *arg)
 	if (iso_inner_path(o, arg, eq ? (size_t)(eq - arg) : head, d.in) < 0)
 		return -1;
 	if (eq && eq + 1 == arg + head)
-		return iso_fail(o, "Directory rule '%s': removing a rule is not supported by proctor-isolate", arg);
+		return iso_fail(
+		    o, "Directory rule '%s': removing a rule is not supported by proctor-isolate",
+		    arg);
 	if (d.flags & ISO_DIR_TMP) {
 		if (eq)
-			return iso_fail(o, "Invalid directory rule '%s': Temporary directory mounts do not have a right-hand side", arg);
+			return iso_fail(o,
+					"Invalid directory rule '%s': Temporary directory mounts "
+					"do not have a right-hand side",
+					arg);
 		if (strcmp(d.in, "/tmp") != 0 && strcmp(d.in, "/dev/shm") != 0)
-			return iso_fail(o, "Directory rule '%s': 'tmp' is supported only for /tmp and /dev/shm", arg);
+			return iso_fail(
+			    o, "Directory rule '%s': 'tmp' is supported only for /tmp and /dev/shm",
+			    arg);
 	} else if (eq) {
 		if (eq[1] != '/')
-			return iso_fail(o, "Invalid directory rule '%s': Right-hand side must start with '/'", arg);
+			return iso_fail(
+			    o, "Invalid directory rule '%s': Right-hand side must start with '/'",
+			    arg);
 		if ((size_t)(arg + head - eq - 1) >= sizeof d.out)
 			return iso_fail(o, "Invalid directory rule '%s': too long", arg);
 		memcpy(d.out, eq + 1, (size_t)(arg + head - eq - 1));
@@ -244,43 +256,88 @@ static int iso_command(struct iso_opts *o, enum iso_cmd cmd)
 static int iso_option(struct iso_opts *o, int c, const char *arg, const char *word)
 {
 	switch (c) {
-	case 'b': return iso_uint(o, arg, &o->box_id);
-	case 'c': o->chdir = arg; return 0;
-	case 'd': return iso_dir(o, arg);
-	case 'e': o->full_env = 1; return 0;
-	case 'E': return iso_env(o, arg);
-	case 'f': return iso_uint(o, arg, &o->fsize);
-	case 'i': o->in = arg; return 0;
-	case 'k': return iso_uint(o, arg, &o->stack);
-	case 'm': return iso_uint(o, arg, &o->mem);
-	case 'M': o->meta = arg; return 0;
-	case 'n': return iso_uint(o, arg, &o->nofile);
-	case 'o': o->out = arg; return 0;
+	case 'b':
+		return iso_uint(o, arg, &o->box_id);
+	case 'c':
+		o->chdir = arg;
+		return 0;
+	case 'd':
+		return iso_dir(o, arg);
+	case 'e':
+		o->full_env = 1;
+		return 0;
+	case 'E':
+		return iso_env(o, arg);
+	case 'f':
+		return iso_uint(o, arg, &o->fsize);
+	case 'i':
+		o->in = arg;
+		return 0;
+	case 'k':
+		return iso_uint(o, arg, &o->stack);
+	case 'm':
+		return iso_uint(o, arg, &o->mem);
+	case 'M':
+		o->meta = arg;
+		return 0;
+	case 'n':
+		return iso_uint(o, arg, &o->nofile);
+	case 'o':
+		o->out = arg;
+		return 0;
 	case 'p':
 		if (!arg)
 			return o->processes = 0, 0;
 		return iso_uint(o, arg, &o->processes);
-	case 'r': o->err = arg; o->stderr_to_stdout = 0; return 0;
-	case 's': o->silent = 1; return 0;
-	case 't': return iso_seconds(o, arg, &o->time_ms);
-	case 'v': return 0; /* isolate's debugging chatter: none here */
-	case 'w': return iso_seconds(o, arg, &o->wall_ms);
-	case 'x': return iso_seconds(o, arg, &o->extra_ms);
-	case OPT_CG: o->cg = 1; return 0;
-	case OPT_CG_MEM: return iso_uint(o, arg, &o->cg_mem);
+	case 'r':
+		o->err = arg;
+		o->stderr_to_stdout = 0;
+		return 0;
+	case 's':
+		o->silent = 1;
+		return 0;
+	case 't':
+		return iso_seconds(o, arg, &o->time_ms);
+	case 'v':
+		return 0; /* isolate's debugging chatter: none here */
+	case 'w':
+		return iso_seconds(o, arg, &o->wall_ms);
+	case 'x':
+		return iso_seconds(o, arg, &o->extra_ms);
+	case OPT_CG:
+		o->cg = 1;
+		return 0;
+	case OPT_CG_MEM:
+		return iso_uint(o, arg, &o->cg_mem);
 	/* proctor always times the whole tree (--cg-timing); it leaves
 	 * special files in the box anyway (--special-files). */
-	case OPT_CG_TIMING: case OPT_SPECIAL_FILES: return 0;
-	case OPT_SHARE_NET: o->share_net = 1; return 0;
-	case OPT_STDERR_TO_STDOUT: o->err = NULL; o->stderr_to_stdout = 1; return 0;
-	case OPT_WAIT: o->wait = 1; return 0;
-	case OPT_INIT: return iso_command(o, ISO_INIT);
-	case OPT_RUN: return iso_command(o, ISO_RUN);
-	case OPT_CLEANUP: return iso_command(o, ISO_CLEANUP);
-	case OPT_VERSION: return iso_command(o, ISO_VERSION);
+	case OPT_CG_TIMING:
+	case OPT_SPECIAL_FILES:
+		return 0;
+	case OPT_SHARE_NET:
+		o->share_net = 1;
+		return 0;
+	case OPT_STDERR_TO_STDOUT:
+		o->err = NULL;
+		o->stderr_to_stdout = 1;
+		return 0;
+	case OPT_WAIT:
+		o->wait = 1;
+		return 0;
+	case OPT_INIT:
+		return iso_command(o, ISO_INIT);
+	case OPT_RUN:
+		return iso_command(o, ISO_RUN);
+	case OPT_CLEANUP:
+		return iso_command(o, ISO_CLEANUP);
+	case OPT_VERSION:
+		return iso_command(o, ISO_VERSION);
 	case OPT_NO_CG_TIMING:
-		return iso_fail(o, "--no-cg-timing is not supported: proctor times the whole process tree");
-	case 'D': case 'q': case OPT_UNSUPPORTED:
+		return iso_fail(
+		    o, "--no-cg-timing is not supported: proctor times the whole process tree");
+	case 'D':
+	case 'q':
+	case OPT_UNSUPPORTED:
 		return iso_fail(o, "%s is not supported by proctor-isolate", word);
 	default:
 		return iso_fail(o, "Unknown option or missing argument: %s", word);

@@ -37,9 +37,9 @@ struct iso_opts {
 	long box_id;
 	int cg, silent, full_env, share_net, stderr_to_stdout, wait;
 	const char *meta, *in, *out, *err, *chdir;
-	long time_ms, wall_ms, extra_ms; /* 0: no limit (isolate's) */
+	long time_ms, wall_ms, extra_ms;	/* 0: no limit (isolate's) */
 	long cg_mem, mem, stack, fsize, nofile; /* KiB or a count; ISO_UNSET */
-	long processes;			       /* 1 unless -p; 0 = no limit */
+	long processes;				/* 1 unless -p; 0 = no limit */
 	struct iso_dir dirs[ISO_MAX_DIRS];
 	size_t ndirs;
 	struct iso_env env[ISO_MAX_ENV];

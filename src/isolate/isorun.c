@@ -124,9 +124,10 @@ int iso_map_path(const struct iso_opts *o, const char *boxdir, const char *inner
 		}
 	}
 	if (!from)
-		return iso_box_fail(err, errlen,
-				    "%s is neither in /box nor in a --dir rule: proctor-isolate cannot open it",
-				    inner);
+		return iso_box_fail(
+		    err, errlen,
+		    "%s is neither in /box nor in a --dir rule: proctor-isolate cannot open it",
+		    inner);
 	if ((size_t)snprintf(out, len, "%s%s", to, abs + strlen(from)) >= len)
 		return iso_box_fail(err, errlen, "Path too long: %s", inner);
 	return 0;
@@ -167,8 +168,7 @@ static void iso_env_build(const struct iso_opts *o, struct iso_argv *args)
 
 		if (o->env[i].op == ISO_ENV_INHERIT && getenv(arg))
 			xasprintf(&inherited, "%s=%s", arg, getenv(arg));
-		iso_env_apply(&env, arg, nlen,
-			      o->env[i].op == ISO_ENV_SET ? arg : inherited);
+		iso_env_apply(&env, arg, nlen, o->env[i].op == ISO_ENV_SET ? arg : inherited);
 		free(inherited);
 	}
 	iso_argv_add(args, "--clear-env");
@@ -273,8 +273,8 @@ static void iso_proctord(struct iso_argv *a)
 }
 
 /* proctord's whole command line. */
-static int iso_command(const struct iso_opts *o, const struct iso_box *b, int report_fd,
-		       int end_fd, struct iso_argv *a, char *err, size_t errlen)
+static int iso_command(const struct iso_opts *o, const struct iso_box *b, int report_fd, int end_fd,
+		       struct iso_argv *a, char *err, size_t errlen)
 {
 	iso_proctord(a);
 	iso_argv_addf(a, "--dir", "%s.run", b->lock);
@@ -346,7 +346,8 @@ static int iso_report(int fd, int status, struct iso_outcome *r, char *err, size
 			return 0;
 	}
 	if (WIFSIGNALED(status))
-		return iso_box_fail(err, errlen, "proctord was killed by signal %d", WTERMSIG(status));
+		return iso_box_fail(err, errlen, "proctord was killed by signal %d",
+				    WTERMSIG(status));
 	return iso_box_fail(err, errlen, "proctord exited %d before its report",
 			    WEXITSTATUS(status));
 }
@@ -355,7 +356,8 @@ int iso_run(const struct iso_opts *o, const struct iso_box *b, struct iso_outcom
 	    size_t errlen)
 {
 	struct iso_argv a = {0};
-	int report_fd = memfd_create("proctor-isolate-report", MFD_CLOEXEC), end[2], status, rc = -1;
+	int report_fd = memfd_create("proctor-isolate-report", MFD_CLOEXEC), end[2], status,
+	    rc = -1;
 
 	if (report_fd < 0)
 		return iso_box_fail(err, errlen, "memfd_create: %s", strerror(errno));

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: ISC
-// A judge's solution in every way it can end, for proctor-isolate's tests (tests/blackbox/isolate.sh).
+// A judge's solution in every way it can end, for proctor-isolate's tests
+// (tests/blackbox/isolate.sh).
 //
 // usage: isoprog sum | segv | exit N | loop | sleep | alloc MIB | burn MS
 // sum: read two integers, print their sum; segv: die of SIGSEGV; exit N:
@@ -61,6 +62,7 @@ int main(int argc, char **argv)
 			spin++;
 		return 0;
 	}
-	fprintf(stderr, "usage: isoprog sum | segv | exit N | loop | sleep | alloc MIB | burn MS\n");
+	fprintf(stderr,
+		"usage: isoprog sum | segv | exit N | loop | sleep | alloc MIB | burn MS\n");
 	return 2;
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: ISC
-// The unit tests' way to parse an isolate command line written as a list of words (include after cmocka.h).
+// The unit tests' way to parse an isolate command line written as a list of words (include after
+// cmocka.h).
 #ifndef PROCTOR_TEST_ISOPARSE_H
 #define PROCTOR_TEST_ISOPARSE_H
 

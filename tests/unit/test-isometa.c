@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: ISC
-// Unit tests for proctor-isolate's meta file (isolate's keys, order and formats per outcome), its report reading and its redirect mapping.
+// Unit tests for proctor-isolate's meta file (isolate's keys, order and formats per outcome), its
+// report reading and its redirect mapping.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,8 +23,8 @@ static int meta_of(const struct iso_outcome *r, char *meta, char *line)
 
 static void meta_files_are_isolates_for_each_outcome(void **state)
 {
-	struct iso_outcome r = {.head = HEAD_EXITED, .cpu_us = 1204999, .wall_us = 1215000,
-				.peak_bytes = 540LL * 1024};
+	struct iso_outcome r = {
+	    .head = HEAD_EXITED, .cpu_us = 1204999, .wall_us = 1215000, .peak_bytes = 540LL * 1024};
 	char meta[1024], line[256];
 
 	(void)state;
@@ -69,9 +70,9 @@ static void meta_files_are_isolates_for_each_outcome(void **state)
 static void report_is_read_with_its_signal_number(void **state)
 {
 	static const char json[] =
-		"{\"version\":2,\"type\":\"report\",\"cpu_us\":2500,\"wall_us\":9000,"
-		"\"peak_memory_bytes\":1048576,\"oom_kills\":0,\"status\":{\"kind\":\"signaled\","
-		"\"signal\":\"SIGSEGV\",\"exit_code\":null,\"reason\":null,\"stage\":null}}";
+	    "{\"version\":2,\"type\":\"report\",\"cpu_us\":2500,\"wall_us\":9000,"
+	    "\"peak_memory_bytes\":1048576,\"oom_kills\":0,\"status\":{\"kind\":\"signaled\","
+	    "\"signal\":\"SIGSEGV\",\"exit_code\":null,\"reason\":null,\"stage\":null}}";
 	struct iso_outcome r;
 
 	(void)state;
@@ -91,37 +92,36 @@ static void redirects_map_through_box_and_rules(void **state)
 	(void)state;
 	parse_ok(PARSE("-c", "/tmp", "-d", "/tmp=/cms/home:rw", "-d", "/tmp/sub=/other", "--run",
 		       "--", "x"));
-	assert_int_equal(iso_map_path(&opts, "/r/7/box", "/tmp/in.txt", out, sizeof out, err,
-				      sizeof err), 0);
+	assert_int_equal(
+	    iso_map_path(&opts, "/r/7/box", "/tmp/in.txt", out, sizeof out, err, sizeof err), 0);
 	assert_string_equal(out, "/cms/home/in.txt");
-	assert_int_equal(iso_map_path(&opts, "/r/7/box", "out.txt", out, sizeof out, err,
-				      sizeof err), 0);
+	assert_int_equal(
+	    iso_map_path(&opts, "/r/7/box", "out.txt", out, sizeof out, err, sizeof err), 0);
 	assert_string_equal(out, "/cms/home/out.txt");
-	assert_int_equal(iso_map_path(&opts, "/r/7/box", "sub/a", out, sizeof out, err,
-				      sizeof err), 0);
+	assert_int_equal(iso_map_path(&opts, "/r/7/box", "sub/a", out, sizeof out, err, sizeof err),
+			 0);
 	assert_string_equal(out, "/other/a");
-	assert_int_equal(iso_map_path(&opts, "/r/7/box", "/box/./a", out, sizeof out, err,
-				      sizeof err), 0);
+	assert_int_equal(
+	    iso_map_path(&opts, "/r/7/box", "/box/./a", out, sizeof out, err, sizeof err), 0);
 	assert_string_equal(out, "/r/7/box/a");
-	assert_int_equal(iso_map_path(&opts, "/r/7/box", "/dev/null", out, sizeof out, err,
-				      sizeof err), 0);
+	assert_int_equal(
+	    iso_map_path(&opts, "/r/7/box", "/dev/null", out, sizeof out, err, sizeof err), 0);
 	assert_string_equal(out, "/dev/null");
-	assert_int_equal(iso_map_path(&opts, "/r/7/box", "../etc/passwd", out, sizeof out, err,
-				      sizeof err), -1);
-	assert_int_equal(iso_map_path(&opts, "/r/7/box", "/etc/passwd", out, sizeof out, err,
-				      sizeof err), -1);
+	assert_int_equal(
+	    iso_map_path(&opts, "/r/7/box", "../etc/passwd", out, sizeof out, err, sizeof err), -1);
+	assert_int_equal(
+	    iso_map_path(&opts, "/r/7/box", "/etc/passwd", out, sizeof out, err, sizeof err), -1);
 	parse_ok(PARSE("-c", "x", "--run", "--", "x"));
-	assert_int_equal(iso_map_path(&opts, "/r/7/box", "f", out, sizeof out, err,
-				      sizeof err), 0);
+	assert_int_equal(iso_map_path(&opts, "/r/7/box", "f", out, sizeof out, err, sizeof err), 0);
 	assert_string_equal(out, "/r/7/box/x/f");
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(meta_files_are_isolates_for_each_outcome),
-		cmocka_unit_test(report_is_read_with_its_signal_number),
-		cmocka_unit_test(redirects_map_through_box_and_rules),
+	    cmocka_unit_test(meta_files_are_isolates_for_each_outcome),
+	    cmocka_unit_test(report_is_read_with_its_signal_number),
+	    cmocka_unit_test(redirects_map_through_box_and_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: ISC
-// Unit tests for proctor-isolate's parser: each judge's isolate command line, glued and separate options.
+// Unit tests for proctor-isolate's parser: each judge's isolate command line, glued and separate
+// options.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -101,9 +102,9 @@ static void judge0_run_line_parses_separate_and_glued_short_options(void **state
 static void judge0_per_process_variant_takes_mem_and_share_net(void **state)
 {
 	(void)state;
-	parse_ok(PARSE("-s", "-b", "5", "-M", "/w/m", "--share-net", "-t", "5.0", "-x", "1.0",
-		       "-w", "10.0", "-k", "64000", "-p60", "-m", "128000", "-f", "1024", "--run",
-		       "--", "/bin/bash", "run.sh"));
+	parse_ok(PARSE("-s", "-b", "5", "-M", "/w/m", "--share-net", "-t", "5.0", "-x", "1.0", "-w",
+		       "10.0", "-k", "64000", "-p60", "-m", "128000", "-f", "1024", "--run", "--",
+		       "/bin/bash", "run.sh"));
 	assert_false(opts.cg);
 	assert_true(opts.share_net);
 	assert_int_equal(opts.mem, 128000);
@@ -141,10 +142,10 @@ static void judgels_glued_short_options_parse(void **state)
 static void recodex_numbers_and_relative_rules_parse(void **state)
 {
 	(void)state;
-	parse_ok(PARSE("--cg", "--cg-timing", "--box-id=34", "--cg-mem=65536",
-		       "--time=2.000000", "--wall-time=1e+01", "--extra-time=0.100000",
-		       "--processes", "--chdir=../x", "--dir=etc/alternatives=/etc/alternatives:maybe",
-		       "--meta=/m", "--run", "--", "/bin/x"));
+	parse_ok(PARSE("--cg", "--cg-timing", "--box-id=34", "--cg-mem=65536", "--time=2.000000",
+		       "--wall-time=1e+01", "--extra-time=0.100000", "--processes", "--chdir=../x",
+		       "--dir=etc/alternatives=/etc/alternatives:maybe", "--meta=/m", "--run", "--",
+		       "/bin/x"));
 	assert_int_equal(opts.time_ms, 2000);
 	assert_int_equal(opts.wall_ms, 10000);
 	assert_int_equal(opts.extra_ms, 100);
@@ -169,8 +170,8 @@ static void processes_argument_is_only_glued(void **state)
 static void separate_and_glued_forms_agree(void **state)
 {
 	(void)state;
-	parse_ok(PARSE("-b0", "-M", "file", "-t", "1.5", "-E", "VAR=val", "-d", "/a=/b:rw",
-		       "--run", "--", "x"));
+	parse_ok(PARSE("-b0", "-M", "file", "-t", "1.5", "-E", "VAR=val", "-d", "/a=/b:rw", "--run",
+		       "--", "x"));
 	assert_int_equal(opts.box_id, 0);
 	assert_string_equal(opts.meta, "file");
 	assert_int_equal(opts.time_ms, 1500);
@@ -245,17 +246,17 @@ static void bad_lines_are_usage_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(cms_evaluation_line_parses),
-		cmocka_unit_test(cms_compilation_line_keeps_the_compilers_options),
-		cmocka_unit_test(judge0_run_line_parses_separate_and_glued_short_options),
-		cmocka_unit_test(judge0_per_process_variant_takes_mem_and_share_net),
-		cmocka_unit_test(judgels_glued_short_options_parse),
-		cmocka_unit_test(recodex_numbers_and_relative_rules_parse),
-		cmocka_unit_test(processes_argument_is_only_glued),
-		cmocka_unit_test(separate_and_glued_forms_agree),
-		cmocka_unit_test(env_rules_keep_their_order_and_kind),
-		cmocka_unit_test(dir_rules_replace_and_refuse_what_proctor_cannot_do),
-		cmocka_unit_test(bad_lines_are_usage_errors),
+	    cmocka_unit_test(cms_evaluation_line_parses),
+	    cmocka_unit_test(cms_compilation_line_keeps_the_compilers_options),
+	    cmocka_unit_test(judge0_run_line_parses_separate_and_glued_short_options),
+	    cmocka_unit_test(judge0_per_process_variant_takes_mem_and_share_net),
+	    cmocka_unit_test(judgels_glued_short_options_parse),
+	    cmocka_unit_test(recodex_numbers_and_relative_rules_parse),
+	    cmocka_unit_test(processes_argument_is_only_glued),
+	    cmocka_unit_test(separate_and_glued_forms_agree),
+	    cmocka_unit_test(env_rules_keep_their_order_and_kind),
+	    cmocka_unit_test(dir_rules_replace_and_refuse_what_proctor_cannot_do),
+	    cmocka_unit_test(bad_lines_are_usage_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
