@@ -170,6 +170,8 @@ rm "$T/boxes/4/box/_isolate.meta" && mkfifo "$T/boxes/4/box/_isolate.meta"
 timeout "$T_OP" "$ISO" -b4 -M "$T/boxes/4/box/_isolate.meta" --run -- /bin/true 2>"$T/fifo.err"
 check_eq "...and so is a FIFO there, at once" \
 	"2:Failed to open meta file '$T/boxes/4/box/_isolate.meta': not a regular file" "$?:$(cat "$T/fifo.err")"
+"$ISO" --help >"$T/help.out"
+check_eq "--help prints the usage on stdout, exit 0" "0:Usage: proctor-isolate [options] --init" "$?:$(head -c 39 "$T/help.out")"
 "$ISO" -b4 -t abc --run -- /bin/true 2>"$T/usage.err"
 check_eq "a bad time is a usage error, exit 2, that names the value" \
 	"2:Invalid time in seconds: abc" "$?:$(sed -n '1s/^[^:]*: //p' "$T/usage.err")"
