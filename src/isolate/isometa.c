@@ -159,6 +159,18 @@ static int iso_meta_ended(struct iso_buf *b, const struct iso_outcome *r, const 
 	return 0;
 }
 
+/* isolate's keeper on a signal of its own (SIGINT, SIGTERM...): the
+ * program is killed, whatever it was doing. */
+static int iso_meta_interrupted(struct iso_buf *b, const struct iso_outcome *r,
+				const struct iso_opts *o, char *line, size_t llen)
+{
+	iso_put(b, "exitsig:%d\n", r->interrupt);
+	iso_err(b, o, line, llen, "SG", "Interrupted");
+	iso_put(b, "killed:1\n");
+	iso_stats(b, r, o);
+	return 1;
+}
+
 int iso_meta_xx(const char *message, char *meta, size_t mlen, char *line, size_t llen)
 {
 	snprintf(meta, mlen, "status:XX\nmessage:%s\n", message);
@@ -172,6 +184,8 @@ int iso_meta(const struct iso_outcome *r, const struct iso_opts *o, char *meta, 
 	struct iso_buf b = {meta, 0, mlen};
 
 	meta[0] = line[0] = '\0';
+	if (r->interrupt)
+		return iso_meta_interrupted(&b, r, o, line, llen);
 	if (r->head == HEAD_FAILED && r->stage == STAGE_EXEC) {
 		/* isolate 2.x: the child's execve failed, it exits 127. */
 		struct iso_outcome e = *r;

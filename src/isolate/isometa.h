@@ -17,6 +17,7 @@ struct iso_outcome {
 	enum spawn_stage stage;	 /* failed; STAGE_COUNT for an unknown one */
 	char text[1024];	 /* failed: what proctord said */
 	long long cpu_us, wall_us, peak_bytes, oom_kills;
+	int interrupt; /* the signal that interrupted proctor-isolate; 0 */
 };
 
 /* Read a report (proto/report.schema.json). Returns 0, or -1 when it is no

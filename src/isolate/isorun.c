@@ -296,6 +296,33 @@ static int iso_command(const struct iso_opts *o, const struct iso_box *b, int re
 	return 0;
 }
 
+/* isolate's interrupt: SIGINT, SIGTERM, SIGHUP or SIGQUIT to us ends the
+ * run (proctord passes SIGTERM on to the program, gives it the grace, then
+ * kills the tree) and is written as SG "Interrupted", not as our death. */
+static volatile sig_atomic_t iso_interrupt;
+static volatile pid_t iso_child;
+
+static void iso_on_signal(int sig)
+{
+	if (!iso_interrupt)
+		iso_interrupt = sig;
+	if (iso_child > 0)
+		kill(iso_child, SIGTERM);
+}
+
+static void iso_signals(void)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = iso_on_signal;
+	sa.sa_flags = SA_RESTART;
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
 /* Start proctord and wait for its end. Returns its wait status, or -1. */
 static int iso_spawn(struct iso_argv *a, int report_fd, int end[2], char *err, size_t errlen)
 {
@@ -306,6 +333,7 @@ static int iso_spawn(struct iso_argv *a, int report_fd, int end[2], char *err, s
 		close(end[1]);
 		return iso_box_fail(err, errlen, "no proctord to run");
 	}
+	iso_signals();
 	pid = fork();
 	if (pid < 0) {
 		close(end[1]);
@@ -322,6 +350,9 @@ static int iso_spawn(struct iso_argv *a, int report_fd, int end[2], char *err, s
 		_exit(127);
 	}
 	close(end[1]);
+	iso_child = pid;
+	if (iso_interrupt)
+		kill(pid, SIGTERM);
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR)
 			return iso_box_fail(err, errlen, "waitpid: %s", strerror(errno));
@@ -369,6 +400,7 @@ int iso_run(const struct iso_opts *o, const struct iso_box *b, struct iso_outcom
 		status = iso_spawn(&a, report_fd, end, err, errlen);
 		if (status >= 0)
 			rc = iso_report(report_fd, status, r, err, errlen);
+		r->interrupt = iso_interrupt;
 	} else {
 		close(end[1]);
 	}

@@ -28,7 +28,7 @@ meta_shape() {
 }
 meta_get() { sed -n "s/^$2://p" "$1"; }
 # seconds "1.234" as ms
-ms() { local s=${1/./}; echo $((10#$s)); }
+ms() { local s=${1/./}; [[ $s =~ ^[0-9]+$ ]] && echo $((10#$s)); }
 
 # --- judge0 (isolate 1.8's spellings, a bash wrapper, the shell's redirects) ----
 
@@ -141,6 +141,17 @@ wait_for "$T_OP" test -p "$T/locks/2.run/wait"
 check_eq "...with --wait, the second waits for the box (the first ended TO), then runs; -M - is stdout" \
 	"0:TO:exitcode:0" "$?:$(meta_get "$O/run.meta.0" status):$(grep exitcode "$T/wait.meta")"
 wait "$first"
+
+cms 131072 5 10 ./isoprog sleep &
+first=$!
+wait_for "$T_OP" test -p "$T/locks/2.run/wait"
+# $first is the shell that runs cms(); proctor-isolate is its child.
+kill -TERM "$(pgrep -P "$first")"
+wait "$first"
+check_eq "SIGTERM to proctor-isolate ends the run at once: SG Interrupted, exitsig:15, killed, exit status 1" \
+	"1:exitsig:15|status:SG|message:Interrupted|killed:1|time:T|time-wall:T|cg-mem:N|" \
+	"$?:$(meta_shape "$O/run.meta.0")"
+check_range "...in well under the 10 s wall limit (ms)" 0 3000 "$(ms "$(meta_get "$O/run.meta.0" time-wall)")"
 
 FSIZE=64 cms 131072 2 4 /usr/bin/head -c 100000 /dev/zero
 check_eq "CMS: a file past --fsize=64 (KiB) is SG 25 (SIGXFSZ), the file cut at 64 KiB" \

@@ -56,6 +56,16 @@ static void meta_files_are_isolates_for_each_outcome(void **state)
 	snprintf(r.text, sizeof r.text, "/x: Permission denied");
 	assert_int_equal(meta_of(&r, meta, line), 2);
 	assert_string_equal(meta, "status:XX\nmessage:/x: Permission denied\n");
+	/* a signal to proctor-isolate itself */
+	r.head = HEAD_KILLED;
+	r.reason = KILL_TERMINATE;
+	r.interrupt = 15;
+	r.oom_kills = 0;
+	assert_int_equal(meta_of(&r, meta, line), 1);
+	assert_string_equal(meta, "exitsig:15\nstatus:SG\nmessage:Interrupted\nkilled:1\n"
+				  "time:0.004\ntime-wall:0.005\ncg-mem:540\n");
+	assert_string_equal(line, "Interrupted\n");
+	r.interrupt = 0;
 	/* -s silences the line but for XX; without --cg, no cg-mem */
 	parse_ok(PARSE("-s", "--run", "--", "x"));
 	r.head = HEAD_EXITED;
