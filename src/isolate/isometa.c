@@ -171,6 +171,30 @@ static int iso_meta_interrupted(struct iso_buf *b, const struct iso_outcome *r,
 	return 1;
 }
 
+/* The program could not be executed. isolate's message is
+ * execve("PROGRAM"): ERROR, where proctord says PROGRAM: ERROR. 2.x (and
+ * 1.9 on) prints it and the child exits 127; 1.8, judge0's, makes it an
+ * internal error (judge0 reads "Exec Format Error" from it). */
+static int iso_meta_exec(struct iso_buf *b, const struct iso_outcome *r, const struct iso_opts *o,
+			 char *line, size_t llen)
+{
+	const char *prog = o->argc > 0 ? o->argv[0] : "";
+	size_t plen = strlen(prog);
+	const char *why = r->text;
+	char msg[1200];
+	struct iso_outcome e = *r;
+
+	if (strncmp(why, prog, plen) == 0 && strncmp(why + plen, ": ", 2) == 0)
+		why += plen + 2;
+	snprintf(msg, sizeof msg, "execve(\"%s\"): %s", prog, why);
+	if (o->v1)
+		return iso_meta_xx(msg, b->s, b->cap, line, llen);
+	fprintf(stderr, "%s\n", msg);
+	e.head = HEAD_EXITED;
+	e.exit_code = 127;
+	return iso_meta_ended(b, &e, o, line, llen);
+}
+
 int iso_meta_xx(const char *message, char *meta, size_t mlen, char *line, size_t llen)
 {
 	snprintf(meta, mlen, "status:XX\nmessage:%s\n", message);
@@ -186,15 +210,8 @@ int iso_meta(const struct iso_outcome *r, const struct iso_opts *o, char *meta, 
 	meta[0] = line[0] = '\0';
 	if (r->interrupt)
 		return iso_meta_interrupted(&b, r, o, line, llen);
-	if (r->head == HEAD_FAILED && r->stage == STAGE_EXEC) {
-		/* isolate 2.x: the child's execve failed, it exits 127. */
-		struct iso_outcome e = *r;
-
-		e.head = HEAD_EXITED;
-		e.exit_code = 127;
-		fprintf(stderr, "execve: %s\n", r->text);
-		return iso_meta_ended(&b, &e, o, line, llen);
-	}
+	if (r->head == HEAD_FAILED && r->stage == STAGE_EXEC)
+		return iso_meta_exec(&b, r, o, line, llen);
 	if (r->head == HEAD_FAILED)
 		return iso_meta_xx(r->text[0] ? r->text : "The program could not be started", meta,
 				   mlen, line, llen);

@@ -309,10 +309,12 @@ static int iso_option(struct iso_opts *o, int c, const char *arg, const char *wo
 		return 0;
 	case OPT_CG_MEM:
 		return iso_uint(o, arg, &o->cg_mem);
-	/* proctor always times the whole tree (--cg-timing); it leaves
-	 * special files in the box anyway (--special-files). */
+	/* proctor always times the whole tree; but only isolate 1.x takes
+	 * --cg-timing (2.x refuses it): the caller speaks 1.x (judge0). */
 	case OPT_CG_TIMING:
-	case OPT_SPECIAL_FILES:
+		o->v1 = 1;
+		return 0;
+	case OPT_SPECIAL_FILES: /* proctor leaves them in the box anyway */
 		return 0;
 	case OPT_SHARE_NET:
 		o->share_net = 1;

@@ -36,6 +36,7 @@ struct iso_opts {
 	enum iso_cmd cmd;
 	long box_id;
 	int cg, silent, full_env, share_net, stderr_to_stdout, wait;
+	int v1; /* isolate 1.x's dialect (--cg-timing given) */
 	const char *meta, *in, *out, *err, *chdir;
 	long time_ms, wall_ms, extra_ms;	/* 0: no limit (isolate's) */
 	long cg_mem, mem, stack, fsize, nofile; /* KiB or a count; ISO_UNSET */

@@ -77,6 +77,25 @@ static void meta_files_are_isolates_for_each_outcome(void **state)
 	assert_string_equal(line, "");
 }
 
+static void exec_failure_is_re_127_in_2x_and_xx_in_1x(void **state)
+{
+	struct iso_outcome r = {
+	    .head = HEAD_FAILED, .stage = STAGE_EXEC, .cpu_us = 1000, .wall_us = 2000};
+	char meta[1024], line[256];
+
+	(void)state;
+	snprintf(r.text, sizeof r.text, "./a.out: No such file or directory");
+	parse_ok(PARSE("-s", "--run", "--", "./a.out"));
+	assert_int_equal(meta_of(&r, meta, line), 1);
+	assert_string_equal(meta, "time:0.001\ntime-wall:0.002\nexitcode:127\nstatus:RE\n"
+				  "message:Exited with error status 127\n");
+	parse_ok(PARSE("--cg-timing", "-s", "--run", "--", "./a.out"));
+	assert_int_equal(meta_of(&r, meta, line), 2);
+	assert_string_equal(meta, "status:XX\n"
+				  "message:execve(\"./a.out\"): No such file or directory\n");
+	assert_string_equal(line, "execve(\"./a.out\"): No such file or directory\n");
+}
+
 static void report_is_read_with_its_signal_number(void **state)
 {
 	static const char json[] =
@@ -130,6 +149,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(meta_files_are_isolates_for_each_outcome),
+	    cmocka_unit_test(exec_failure_is_re_127_in_2x_and_xx_in_1x),
 	    cmocka_unit_test(report_is_read_with_its_signal_number),
 	    cmocka_unit_test(redirects_map_through_box_and_rules),
 	};
