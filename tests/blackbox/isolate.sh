@@ -197,4 +197,12 @@ check_eq "a box id beyond num_boxes is refused, exit 2" "2:Sandbox ID out of ran
 	"$?:$(cat "$T/range.err")"
 "$ISO" -b4 --cleanup
 
+if setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$ISO" 2>/dev/null; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$ISO" -b4 --init >/dev/null 2>"$T/user.err"
+	check_eq "run by a user who is not root: refused (the set-user-ID mode is not there yet), exit 2" \
+		"2:proctor-isolate must be run as root" "$?:$(cut -c1-35 "$T/user.err")"
+else
+	skip "run by a user who is not root: refused" "nobody cannot run $ISO (setpriv, or the build tree's modes)"
+fi
+
 done_testing
