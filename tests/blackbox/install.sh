@@ -45,6 +45,10 @@ done
 # proctor run starts the proctord beside it: the installed pair works alone.
 got=$(cd / && env -u PROCTORD PATH=/usr/bin:/bin "$root$bindir/proctor" run -- /bin/sh -c 'echo hi' 2>"$T/run.err")
 check_eq "the installed proctor run starts the installed proctord" "hi" "$got" || diag "$(cat "$T/run.err")"
+got=$(cd / && "$root$bindir/proctor-isolate" --version 2>&1)
+check_re "proctor-isolate is installed in the bindir and runs from /" "^proctor-isolate " "$got"
+check "...but no isolate link, which would take isolate's own package's name" \
+	gone "$root$bindir/isolate"
 
 # --- the systemd unit: under the prefix, where an install without root can
 # write and systemd looks (/usr/local/lib/systemd/system) --------------------
@@ -55,7 +59,7 @@ check_eq "nothing is installed outside the prefix $prefix" "" \
 
 # --- man pages ----------------------------------------------------------------
 if [ -f "$build/contrib/man/proctor.1" ]; then
-	for page in proctor.1 proctord.8 proctor.conf.5 proctor-protocol.7; do
+	for page in proctor.1 proctord.8 proctor.conf.5 proctor-protocol.7 proctor-isolate.1; do
 		check "man page $page is installed in man${page##*.}" \
 			test -s "$root$mandir/man${page##*.}/$page"
 	done

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: ISC
+// Boxes: the configuration that maps a box id to a directory and ids, --init, --cleanup, the lock.
+#ifndef PROCTOR_ISOBOX_H
+#define PROCTOR_ISOBOX_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct iso_config {
+	char box_root[1024];
+	char lock_root[1024];
+	long first_uid, first_gid, num_boxes;
+};
+
+/* The box's paths and ids. */
+struct iso_box {
+	long id;
+	char dir[1100];	 /* box_root/N */
+	char box[1120];	 /* box_root/N/box */
+	char lock[1100]; /* lock_root/N */
+	uid_t uid;
+	gid_t gid;
+	int lock_fd;
+};
+
+/* Read the configuration: $PROCTOR_ISOLATE_CONFIG when set (and we are
+ * not set-user-ID), else the compiled-in path; a missing default file is
+ * isolate's defaults. Returns 0, or -1 with err set. */
+int iso_config_read(struct iso_config *c, char *err, size_t errlen);
+
+/* The box of id; -1 with err set when out of range. */
+int iso_box_find(const struct iso_config *c, long id, struct iso_box *b, char *err, size_t errlen);
+
+/* Take the box's lock (wait: block until it is free). Returns 0, or -1
+ * with err set ("This box is currently in use by another process"). */
+int iso_box_lock(struct iso_box *b, int wait, char *err, size_t errlen);
+
+/* --init: box_root/N afresh, box/ in it owned by the caller; --cleanup:
+ * box_root/N gone. Return 0, or -1 with err set. */
+int iso_box_init(const struct iso_box *b, char *err, size_t errlen);
+int iso_box_cleanup(const struct iso_box *b, char *err, size_t errlen);
+
+/* The message into err; returns -1 (proctor-isolate's errors all go
+ * this way, up to main, which writes them as isolate's XX). */
+int iso_box_fail(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: ISC
+// --run: isolate's options made a proctord command line, proctord run, its report read.
+#include "isorun.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* A NULL-ended list of strings it owns. */
+struct iso_argv {
+	char **v;
+	size_t n, cap;
+};
+
+static void iso_argv_add(struct iso_argv *a, const char *s)
+{
+	if (a->n + 2 > a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 64;
+		a->v = xreallocarray(a->v, a->cap, sizeof *a->v);
+	}
+	a->v[a->n++] = xstrdup(s);
+	a->v[a->n] = NULL;
+}
+
+static void __attribute__((format(printf, 3, 4)))
+iso_argv_addf(struct iso_argv *a, const char *opt, const char *fmt, ...)
+{
+	char buf[8400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	iso_argv_add(a, opt);
+	iso_argv_add(a, buf);
+}
+
+static void iso_argv_free(struct iso_argv *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		free(a->v[i]);
+	free(a->v);
+	a->v = NULL;
+	a->n = a->cap = 0;
+}
+
+/* Whether path is dir or below it. */
+static int iso_below(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* inner made absolute (against the working directory in the box) and
+ * clean: no "..", ".", nor empty parts. */
+static int iso_inner_abs(const struct iso_opts *o, const char *inner, char out[4096])
+{
+	char joined[8300];
+	size_t n = 0;
+	const char *p;
+
+	if (inner[0] == '/')
+		snprintf(joined, sizeof joined, "%s", inner);
+	else if (!o->chdir)
+		snprintf(joined, sizeof joined, "/box/%s", inner);
+	else if (o->chdir[0] == '/')
+		snprintf(joined, sizeof joined, "%s/%s", o->chdir, inner);
+	else
+		snprintf(joined, sizeof joined, "/box/%s/%s", o->chdir, inner);
+	for (p = joined; *p;) {
+		size_t part = strcspn(p, "/");
+
+		if (part == 2 && p[0] == '.' && p[1] == '.')
+			return -1;
+		if (part && !(part == 1 && p[0] == '.')) {
+			if (n + part + 2 > 4096)
+				return -1;
+			out[n++] = '/';
+			memcpy(out + n, p, part);
+			n += part;
+		}
+		p += part + (p[part] == '/');
+	}
+	out[n] = '\0';
+	return n ? 0 : -1;
+}
+
+int iso_map_path(const struct iso_opts *o, const char *boxdir, const char *inner, char *out,
+		 size_t len, char *err, size_t errlen)
+{
+	char abs[4096];
+	const char *from = NULL, *to = NULL;
+
+	if (iso_inner_abs(o, inner, abs) < 0)
+		return iso_box_fail(err, errlen, "Invalid path in the box: %s", inner);
+	if (strcmp(abs, "/dev/null") == 0) {
+		snprintf(out, len, "/dev/null");
+		return 0;
+	}
+	if (iso_below(abs, "/box")) {
+		from = "/box";
+		to = boxdir;
+	}
+	/* The deepest rule wins, as the deepest mount hides the others. */
+	for (size_t i = 0; i < o->ndirs; i++) {
+		const struct iso_dir *d = &o->dirs[i];
+
+		if (!(d->flags & ISO_DIR_TMP) && iso_below(abs, d->in) &&
+		    (!from || strlen(d->in) > strlen(from))) {
+			from = d->in;
+			to = d->out;
+		}
+	}
+	if (!from)
+		return iso_box_fail(
+		    err, errlen,
+		    "%s is neither in /box nor in a --dir rule: proctor-isolate cannot open it",
+		    inner);
+	if ((size_t)snprintf(out, len, "%s%s", to, abs + strlen(from)) >= len)
+		return iso_box_fail(err, errlen, "Path too long: %s", inner);
+	return 0;
+}
+
+/* env without NAME; then NAME=VALUE (set) where value is not NULL. */
+static void iso_env_apply(struct iso_argv *env, const char *name, size_t nlen, const char *entry)
+{
+	size_t i = 0;
+
+	while (i < env->n) {
+		if (strncmp(env->v[i], name, nlen) == 0 && env->v[i][nlen] == '=') {
+			free(env->v[i]);
+			memmove(env->v + i, env->v + i + 1, (env->n - i) * sizeof *env->v);
+			env->n--;
+		} else {
+			i++;
+		}
+	}
+	if (entry)
+		iso_argv_add(env, entry);
+}
+
+/* isolate's environment: empty (or ours with -e), LIBC_FATAL_STDERR_=1,
+ * then the -E rules in order. */
+static void iso_env_build(const struct iso_opts *o, struct iso_argv *args)
+{
+	struct iso_argv env = {0};
+
+	for (char **e = environ; o->full_env && e && *e; e++)
+		if (strchr(*e, '='))
+			iso_argv_add(&env, *e);
+	iso_env_apply(&env, "LIBC_FATAL_STDERR_", 18, "LIBC_FATAL_STDERR_=1");
+	for (size_t i = 0; i < o->nenv; i++) {
+		const char *arg = o->env[i].arg, *eq = strchr(arg, '=');
+		size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
+		char *inherited = NULL;
+
+		if (o->env[i].op == ISO_ENV_INHERIT && getenv(arg))
+			xasprintf(&inherited, "%s=%s", arg, getenv(arg));
+		iso_env_apply(&env, arg, nlen, o->env[i].op == ISO_ENV_SET ? arg : inherited);
+		free(inherited);
+	}
+	iso_argv_add(args, "--clear-env");
+	for (size_t i = 0; i < env.n; i++)
+		iso_argv_addf(args, "--env", "%s", env.v[i]);
+	iso_argv_free(&env);
+}
+
+/* The limits: isolate's sizes are KiB, its times whole milliseconds; -t
+ * kills at max(-t, -x) (-x is absolute), the rest is checked after. */
+static void iso_limits(const struct iso_opts *o, struct iso_argv *a)
+{
+	if (o->time_ms)
+		iso_argv_addf(a, "--cpu-time", "%ldms",
+			      o->extra_ms > o->time_ms ? o->extra_ms : o->time_ms);
+	if (o->wall_ms)
+		iso_argv_addf(a, "--wall-time", "%ldms", o->wall_ms);
+	if (o->cg_mem > 0)
+		iso_argv_addf(a, "--memory-max", "%ldKiB", o->cg_mem);
+	if (o->mem > 0)
+		iso_argv_addf(a, "--address-space", "%ldKiB", o->mem);
+	if (o->stack > 0)
+		iso_argv_addf(a, "--stack", "%ldKiB", o->stack);
+	else
+		iso_argv_addf(a, "--stack", "unlimited");
+	if (o->fsize > 0)
+		iso_argv_addf(a, "--fsize", "%ldKiB", o->fsize);
+	if (o->nofile == 0)
+		iso_argv_addf(a, "--nofile", "unlimited");
+	else
+		iso_argv_addf(a, "--nofile", "%ld", o->nofile == ISO_UNSET ? 1024 : o->nofile);
+	if (o->processes)
+		iso_argv_addf(a, "--pids", "%ld", o->processes);
+}
+
+/* The directory rules as binds; :tmp on /tmp and /dev/shm is what the box
+ * has already, :maybe skips a missing source. */
+static void iso_binds(const struct iso_opts *o, struct iso_argv *a)
+{
+	struct stat st;
+
+	for (size_t i = 0; i < o->ndirs; i++) {
+		const struct iso_dir *d = &o->dirs[i];
+
+		if (d->flags & ISO_DIR_TMP)
+			continue;
+		if ((d->flags & ISO_DIR_MAYBE) && stat(d->out, &st) < 0)
+			continue;
+		iso_argv_addf(a, d->flags & ISO_DIR_RW ? "--bind" : "--ro-bind", "%s:%s", d->out,
+			      d->in);
+	}
+}
+
+static int iso_stdio(const struct iso_opts *o, const struct iso_box *b, struct iso_argv *a,
+		     char *err, size_t errlen)
+{
+	static const char *const opts[] = {"--stdin", "--stdout", "--stderr"};
+	const char *paths[] = {o->in, o->out, o->err};
+	char host[8300];
+
+	for (int i = 0; i < 3; i++) {
+		if (!paths[i])
+			continue;
+		if (iso_map_path(o, b->box, paths[i], host, sizeof host, err, errlen) < 0)
+			return -1;
+		iso_argv_addf(a, opts[i], "%s", host);
+	}
+	if (o->stderr_to_stdout)
+		iso_argv_add(a, "--stderr-to-stdout");
+	if (o->chdir)
+		iso_argv_addf(a, "--chdir", "%s%s", o->chdir[0] == '/' ? "" : "/box/", o->chdir);
+	return 0;
+}
+
+/* $PROCTORD (not when set-user-ID), else the proctord beside us, else the
+ * one on the PATH. */
+static void iso_proctord(struct iso_argv *a)
+{
+	const char *env = getenv("PROCTORD");
+	char buf[4096];
+	ssize_t n;
+
+	if (env && *env && getuid() == geteuid()) {
+		iso_argv_add(a, env);
+		return;
+	}
+	n = readlink("/proc/self/exe", buf, sizeof buf - sizeof "/proctord");
+	if (n > 0) {
+		char *slash;
+
+		buf[n] = '\0';
+		slash = strrchr(buf, '/');
+		if (slash) {
+			memcpy(slash, "/proctord", sizeof "/proctord");
+			if (access(buf, X_OK) == 0) {
+				iso_argv_add(a, buf);
+				return;
+			}
+		}
+	}
+	iso_argv_add(a, "proctord");
+}
+
+/* proctord's whole command line. */
+static int iso_command(const struct iso_opts *o, const struct iso_box *b, int report_fd, int end_fd,
+		       struct iso_argv *a, char *err, size_t errlen)
+{
+	iso_proctord(a);
+	iso_argv_addf(a, "--dir", "%s.run", b->lock);
+	iso_argv_addf(a, "--report-fd", "%d", report_fd);
+	iso_argv_addf(a, "--end-fd", "%d", end_fd);
+	iso_argv_addf(a, "--box", "%s", b->box);
+	iso_argv_addf(a, "--user", "%u", (unsigned)b->uid);
+	iso_argv_addf(a, "--group", "%u", (unsigned)b->gid);
+	if (o->share_net)
+		iso_argv_add(a, "--share-net");
+	iso_limits(o, a);
+	iso_binds(o, a);
+	iso_env_build(o, a);
+	if (iso_stdio(o, b, a, err, errlen) < 0)
+		return -1;
+	iso_argv_add(a, "--");
+	for (int i = 0; i < o->argc; i++)
+		iso_argv_add(a, o->argv[i]);
+	return 0;
+}
+
+/* isolate's interrupt: SIGINT, SIGTERM, SIGHUP or SIGQUIT to us ends the
+ * run (proctord passes SIGTERM on to the program, gives it the grace, then
+ * kills the tree) and is written as SG "Interrupted", not as our death. */
+static volatile sig_atomic_t iso_interrupt;
+static volatile pid_t iso_child;
+
+static void iso_on_signal(int sig)
+{
+	if (!iso_interrupt)
+		iso_interrupt = sig;
+	if (iso_child > 0)
+		kill(iso_child, SIGTERM);
+}
+
+static void iso_signals(void)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = iso_on_signal;
+	sa.sa_flags = SA_RESTART;
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+/* Start proctord and wait for its end. Returns its wait status, or -1. */
+static int iso_spawn(struct iso_argv *a, int report_fd, int end[2], char *err, size_t errlen)
+{
+	pid_t parent = getpid(), pid;
+	int status;
+
+	if (!a->n || !a->v[0]) {
+		close(end[1]);
+		return iso_box_fail(err, errlen, "no proctord to run");
+	}
+	iso_signals();
+	pid = fork();
+	if (pid < 0) {
+		close(end[1]);
+		return iso_box_fail(err, errlen, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(127);
+		fcntl(end[1], F_SETFD, 0);
+		fcntl(report_fd, F_SETFD, 0);
+		execvp(a->v[0], a->v);
+		fprintf(stderr, "Cannot run %s: %s\n", a->v[0], strerror(errno));
+		_exit(127);
+	}
+	close(end[1]);
+	iso_child = pid;
+	if (iso_interrupt)
+		kill(pid, SIGTERM);
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			return iso_box_fail(err, errlen, "waitpid: %s", strerror(errno));
+	}
+	return status;
+}
+
+/* The report in the memfd. */
+static int iso_report(int fd, int status, struct iso_outcome *r, char *err, size_t errlen)
+{
+	struct stat st;
+	char *buf;
+	ssize_t n;
+	int rc;
+
+	if (fstat(fd, &st) == 0 && st.st_size > 0 && st.st_size < (1 << 20)) {
+		buf = xmalloc((size_t)st.st_size + 1);
+		n = pread(fd, buf, (size_t)st.st_size, 0);
+		rc = n > 0 ? iso_outcome_read(buf, (size_t)n, r) : -1;
+		free(buf);
+		if (rc == 0)
+			return 0;
+	}
+	if (WIFSIGNALED(status))
+		return iso_box_fail(err, errlen, "proctord was killed by signal %d",
+				    WTERMSIG(status));
+	return iso_box_fail(err, errlen, "proctord exited %d before its report",
+			    WEXITSTATUS(status));
+}
+
+int iso_run(const struct iso_opts *o, const struct iso_box *b, struct iso_outcome *r, char *err,
+	    size_t errlen)
+{
+	struct iso_argv a = {0};
+	int report_fd = memfd_create("proctor-isolate-report", MFD_CLOEXEC), end[2], status,
+	    rc = -1;
+
+	if (report_fd < 0)
+		return iso_box_fail(err, errlen, "memfd_create: %s", strerror(errno));
+	if (pipe2(end, O_CLOEXEC) < 0) {
+		close(report_fd);
+		return iso_box_fail(err, errlen, "pipe: %s", strerror(errno));
+	}
+	if (iso_command(o, b, report_fd, end[1], &a, err, errlen) == 0) {
+		status = iso_spawn(&a, report_fd, end, err, errlen);
+		if (status >= 0)
+			rc = iso_report(report_fd, status, r, err, errlen);
+		r->interrupt = iso_interrupt;
+	} else {
+		close(end[1]);
+	}
+	close(end[0]);
+	close(report_fd);
+	iso_argv_free(&a);
+	return rc;
+}

@@ -1,0 +1,208 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# proctor-isolate: CMS's and judge0's isolate command lines on real programs, with the meta files, stderr lines and exit statuses isolate gives for the same cases.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/lib.sh"
+
+if [ "$(id -u)" != 0 ]; then
+	echo "1..0 # SKIP needs root (proctor-isolate runs its boxes as root, as isolate under sudo)"
+	exit 0
+fi
+ISO=${PROCTOR_ISOLATE:-$(dirname "$PROCTORD")/proctor-isolate}
+# The box users reach their redirects through $T.
+chmod 0711 "$T"
+cat >"$T/isolate.conf" <<-CONF
+	# isolate's keys
+	box_root = $T/boxes
+	lock_root = $T/locks
+	first_uid = 61000
+	first_gid = 61000
+	num_boxes = 100
+CONF
+export PROCTOR_ISOLATE_CONFIG="$T/isolate.conf"
+
+# The meta file with its figures made words: time and time-wall must have
+# three decimals, cg-mem be a count; lines joined with "|".
+meta_shape() {
+	sed -E 's/^(time|time-wall):[0-9]+\.[0-9]{3}$/\1:T/; s/^cg-mem:[0-9]+$/cg-mem:N/' "$1" | tr '\n' '|'
+}
+meta_get() { sed -n "s/^$2://p" "$1"; }
+# seconds "1.234" as ms
+ms() { local s=${1/./}; [[ $s =~ ^[0-9]+$ ]] && echo $((10#$s)); }
+
+# --- judge0 (isolate 1.8's spellings, a bash wrapper, the shell's redirects) ----
+
+W=$("$ISO" --cg -b 7 --init)
+check_eq "judge0: --init prints box_root/N and exits 0" "$T/boxes/7:0" "$W:$?"
+check "...and box_root/N/box is a directory of ours, mode 0700" \
+	test "$(stat -c %a:%u "$W/box" 2>/dev/null)" = "700:0"
+
+j0() { # MODE LIMITS... : judge0's run line on run.sh = "./isoprog MODE"
+	echo "./isoprog $1" >"$W/box/run.sh"
+	shift
+	"$ISO" --cg -s -b 7 -M "$W/metadata.txt" --stderr-to-stdout "$@" -k 64000 -p60 --cg-timing \
+		--cg-mem=128000 -f 1024 -E HOME=/tmp -E PATH="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
+		-E LANG -E LANGUAGE -E LC_ALL --run -- /bin/bash run.sh \
+		<"$W/stdin.txt" >"$W/stdout.txt" 2>"$W/stderr.txt"
+}
+cp "$PROGS/isoprog" "$W/box/"
+echo "3 4" >"$W/stdin.txt"
+j0 sum -t 5.0 -x 1.0 -w 10.0
+check_eq "judge0: a right answer: exit 0, the sum on stdout, nothing on stderr (-s)" \
+	"0:7:" "$?:$(cat "$W/stdout.txt"):$(cat "$W/stderr.txt")"
+check_eq "...meta: time, time-wall, cg-mem, exitcode:0 and no status" \
+	"time:T|time-wall:T|cg-mem:N|exitcode:0|" "$(meta_shape "$W/metadata.txt")"
+
+j0 "exit 3" -t 5.0 -x 1.0 -w 10.0
+check_eq "judge0: exit 3 is RE, exit status 1" \
+	"1:time:T|time-wall:T|cg-mem:N|exitcode:3|status:RE|message:Exited with error status 3|" \
+	"$?:$(meta_shape "$W/metadata.txt")"
+
+j0 segv -t 5.0 -x 1.0 -w 10.0
+check_eq "judge0: a crash under bash is bash's exit 139 (isolate reports the main process)" \
+	"1:exitcode:139|status:RE" "$?:$(meta_get "$W/metadata.txt" exitcode | sed 's/^/exitcode:/')|status:$(meta_get "$W/metadata.txt" status)"
+
+j0 loop -t 0.3 -x 0 -w 5.0
+check_eq "judge0: an endless loop under -t 0.3 -x 0 is TO, killed" \
+	"1:status:TO|message:Time limit exceeded|killed:1|time:T|time-wall:T|cg-mem:N|" \
+	"$?:$(meta_shape "$W/metadata.txt")"
+native timing check_range "...killed within 50 ms of 0.3 s CPU, not at isolate's 100 ms polling (ms)" \
+	300 350 "$(ms "$(meta_get "$W/metadata.txt" time)")"
+
+j0 "burn 300" -t 0.1 -x 1.0 -w 5.0
+check_eq "judge0: ending by itself past -t, before -x (absolute), is TO without killed nor exitcode" \
+	"1:time:T|time-wall:T|cg-mem:N|status:TO|message:Time limit exceeded|" \
+	"$?:$(meta_shape "$W/metadata.txt")"
+
+echo judge0 >"$W/compile_output.txt"
+"$ISO" --cg -b 7 --cleanup
+check_eq "judge0: --cleanup exits 0 and removes box_root/N, the caller's files beside box/ too" \
+	"0:gone" "$?:$([ -e "$W" ] || echo gone)"
+"$ISO" --cg -b 7 --cleanup
+check_eq "...and again, with nothing left to remove, exits 0" "0" "$?"
+
+# --- CMS (isolate 2.x's long options, its own directory bound at /tmp) ---------
+
+O=$T/cms-outer
+mkdir -p "$O/home" && chmod 0777 "$O/home"
+"$ISO" --box-id=2 --cg --cleanup && "$ISO" --box-id=2 --cg --init >/dev/null
+check_eq "CMS: --cleanup then --init exit 0" "0" "$?"
+cp "$PROGS/isoprog" "$O/home/"
+echo "20 22" >"$O/home/input.txt"
+cms() { # MEM TIME WALL PROGRAM...: CMS's evaluation line
+	local mem=$1 t=$2 w=$3
+	shift 3
+	"$ISO" --cg --box-id=2 --chdir=/tmp --dir=/tmp="$O/home":rw --dir=/dev/shm:tmp \
+		--dir=/etc/alternatives=/etc/alternatives --env=HOME=/tmp --fsize="${FSIZE:-1048576}" \
+		--stdin=/tmp/input.txt --cg-mem="$mem" --stdout=/tmp/output.txt --processes=1 \
+		--stderr=/tmp/stderr.txt --time="$t" --wall-time="$w" --meta="$O/run.meta.0" --run -- "$@" 2>"$T/iso.err"
+}
+cms 131072 0.5 2 ./isoprog sum
+check_eq "CMS: a right answer: exit 0, the output in its /tmp, isolate's OK line on stderr" \
+	"0:42:OK" "$?:$(cat "$O/home/output.txt"):$(cut -c1-2 "$T/iso.err")"
+check_re "...the OK line gives CPU and wall seconds as isolate does" \
+	'^OK \([0-9]+\.[0-9]{3} sec real, [0-9]+\.[0-9]{3} sec wall\)$' "$(cat "$T/iso.err")"
+check_eq "...meta: no status, exitcode:0" "time:T|time-wall:T|cg-mem:N|exitcode:0|" "$(meta_shape "$O/run.meta.0")"
+check_eq "...the output is the box user's (first_uid + 2)" "61002" "$(stat -c %u "$O/home/output.txt")"
+
+cms 131072 0.5 2 ./isoprog segv
+check_eq "CMS: SIGSEGV is SG with exitsig:11, exit status 1" \
+	"1:time:T|time-wall:T|cg-mem:N|exitsig:11|status:SG|message:Caught fatal signal 11|:Caught fatal signal 11" \
+	"$?:$(meta_shape "$O/run.meta.0"):$(cat "$T/iso.err")"
+
+cms 32768 2 4 ./isoprog alloc 200
+check_eq "CMS: past --cg-mem is SG 9 with cg-oom-killed:1 (CMS: memory limit exceeded)" \
+	"1:time:T|time-wall:T|cg-mem:N|cg-oom-killed:1|exitsig:9|status:SG|message:Caught fatal signal 9|" \
+	"$?:$(meta_shape "$O/run.meta.0")"
+check_range "...cg-mem is the peak in KiB, at the limit" 30000 32768 "$(meta_get "$O/run.meta.0" cg-mem)"
+
+cms 131072 0.5 0.5 ./isoprog sleep
+check_eq "CMS: a sleeper is TO with \"wall\" in the message, killed" \
+	"1:status:TO|message:Time limit exceeded (wall clock)|killed:1|time:T|time-wall:T|cg-mem:N|" \
+	"$?:$(meta_shape "$O/run.meta.0")"
+
+cms 131072 0.5 2 ./missing
+check_eq "CMS: a program that cannot be executed is RE 127 (isolate 2.x), execve's error on stderr" \
+	"1:exitcode:127|status:RE:execve(\"./missing\"): No such file or directory" \
+	"$?:$(sed -n '/^exitcode/p;/^status/p' "$O/run.meta.0" | tr '\n' '|' | sed 's/|$//'):$(head -n 1 "$T/iso.err")"
+"$ISO" --cg --cg-timing -s -b 2 -M "$T/v1.meta" --run -- ./missing 2>/dev/null
+check_eq "...and XX with isolate 1.8's message when the line is 1.x's (--cg-timing), as judge0 expects" \
+	"2:status:XX|message:execve(\"./missing\"): No such file or directory|" "$?:$(tr '\n' '|' <"$T/v1.meta")"
+
+# Busy: a first run holds the box while a second tries it.
+cms 131072 5 1 ./isoprog sleep &
+first=$!
+wait_for "$T_OP" test -p "$T/locks/2.run/wait"
+"$ISO" --cg --box-id=2 --meta="$T/busy.meta" --run -- ./isoprog sum 2>"$T/busy.err"
+check_eq "two runs on one box: the second is refused, XX, exit status 2" \
+	"2:status:XX|message:This box is currently in use by another process|" "$?:$(tr '\n' '|' <"$T/busy.meta")"
+wait "$first"
+check_eq "...and the first went on to its own end (TO wall clock)" "1:TO" "$?:$(meta_get "$O/run.meta.0" status)"
+cms 131072 5 1 ./isoprog sleep &
+first=$!
+wait_for "$T_OP" test -p "$T/locks/2.run/wait"
+"$ISO" --cg --box-id=2 --wait --chdir=/tmp --dir=/tmp="$O/home":rw -M - --run -- ./isoprog exit 0 >"$T/wait.meta" 2>/dev/null
+check_eq "...with --wait, the second waits for the box (the first ended TO), then runs; -M - is stdout" \
+	"0:TO:exitcode:0" "$?:$(meta_get "$O/run.meta.0" status):$(grep exitcode "$T/wait.meta")"
+wait "$first"
+
+cms 131072 5 10 ./isoprog sleep &
+first=$!
+wait_for "$T_OP" test -p "$T/locks/2.run/wait"
+# $first is the shell that runs cms(); proctor-isolate is its child.
+kill -TERM "$(pgrep -P "$first")"
+wait "$first"
+check_eq "SIGTERM to proctor-isolate ends the run at once: SG Interrupted, exitsig:15, killed, exit status 1" \
+	"1:exitsig:15|status:SG|message:Interrupted|killed:1|time:T|time-wall:T|cg-mem:N|" \
+	"$?:$(meta_shape "$O/run.meta.0")"
+check_range "...in well under the 10 s wall limit (ms)" 0 3000 "$(ms "$(meta_get "$O/run.meta.0" time-wall)")"
+
+FSIZE=64 cms 131072 2 4 /usr/bin/head -c 100000 /dev/zero
+check_eq "CMS: a file past --fsize=64 (KiB) is SG 25 (SIGXFSZ), the file cut at 64 KiB" \
+	"1:exitsig:25|status:SG:65536" "$?:$(sed -n '/^exitsig/p;/^status/p' "$O/run.meta.0" | tr '\n' '|' | sed 's/|$//'):$(stat -c %s "$O/home/output.txt")"
+
+# Through a link named isolate, as a judge finds it on its PATH.
+mkdir "$T/bin" && ln -s "$(realpath "$ISO")" "$T/bin/isolate"
+PATH="$T/bin:$PATH" isolate --box-id=3 --cg --meta="$T/none.meta" --run -- ./isoprog sum 2>"$T/none.err"
+check_eq "a run on a box never initialised: XX, exit 2, the message on stderr, in the name it was called by" \
+	"2:status:XX|message:Box not found, did you run \`isolate --init'?|:Box not found" \
+	"$?:$(tr '\n' '|' <"$T/none.meta"):$(cut -c1-13 "$T/none.err")"
+
+# --- the environment, and usage errors ---------------------------------------
+
+mkdir -p "$T/boxes" && "$ISO" -b4 --init >/dev/null
+FROM_CALLER=yes "$ISO" -b4 -s -E FROM_CALLER -E A=1 -E B=2 -E B= -EC=x=y -o env.txt --run -- /usr/bin/env
+check_eq "the environment starts empty but for LIBC_FATAL_STDERR_=1; -E inherits, sets, removes (B=)" \
+	"0:LIBC_FATAL_STDERR_=1|FROM_CALLER=yes|A=1|C=x=y|" "$?:$(tr '\n' '|' <"$T/boxes/4/box/env.txt")"
+# Judgels keeps its meta file in box/, where the last program could leave
+# a link to a file of root's in its place, or a FIFO.
+echo precious >"$T/precious" && ln -s "$T/precious" "$T/boxes/4/box/_isolate.meta"
+"$ISO" -b4 -M "$T/boxes/4/box/_isolate.meta" --run -- /bin/true 2>"$T/link.err"
+check_eq "a symbolic link at the meta file's path is refused (exit 2), the file it points to untouched" \
+	"2:precious:Failed to open meta file '$T/boxes/4/box/_isolate.meta': a symbolic link" \
+	"$?:$(cat "$T/precious"):$(cat "$T/link.err")"
+rm "$T/boxes/4/box/_isolate.meta" && mkfifo "$T/boxes/4/box/_isolate.meta"
+timeout "$T_OP" "$ISO" -b4 -M "$T/boxes/4/box/_isolate.meta" --run -- /bin/true 2>"$T/fifo.err"
+check_eq "...and so is a FIFO there, at once" \
+	"2:Failed to open meta file '$T/boxes/4/box/_isolate.meta': not a regular file" "$?:$(cat "$T/fifo.err")"
+"$ISO" --help >"$T/help.out"
+check_eq "--help prints the usage on stdout, exit 0" "0:Usage: proctor-isolate [options] --init" "$?:$(head -c 39 "$T/help.out")"
+"$ISO" -b4 -t abc --run -- /bin/true 2>"$T/usage.err"
+check_eq "a bad time is a usage error, exit 2, that names the value" \
+	"2:Invalid time in seconds: abc" "$?:$(sed -n '1s/^[^:]*: //p' "$T/usage.err")"
+"$ISO" -b4 --cg-mem=1024 --run -- /bin/true 2>/dev/null
+check_eq "--cg-mem without --cg is a usage error, as in isolate" "2" "$?"
+"$ISO" -b 100 --init 2>"$T/range.err" >/dev/null
+check_eq "a box id beyond num_boxes is refused, exit 2" "2:Sandbox ID out of range (allowed: 0-99)" \
+	"$?:$(cat "$T/range.err")"
+"$ISO" -b4 --cleanup
+
+if setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$ISO" 2>/dev/null; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$ISO" -b4 --init >/dev/null 2>"$T/user.err"
+	check_eq "run by a user who is not root: refused (the set-user-ID mode is not there yet), exit 2" \
+		"2:proctor-isolate must be run as root" "$?:$(cut -c1-35 "$T/user.err")"
+else
+	skip "run by a user who is not root: refused" "nobody cannot run $ISO (setpriv, or the build tree's modes)"
+fi
+
+done_testing
