@@ -68,7 +68,7 @@ for o in -f -d -b -i -o -r -x -n -c --box-id --init --cleanup --processes --meta
 	check_re "...names proctord's spelling" "^proctord: $o is isolate's " "$(sed -n 2p "$T/err")"
 done
 usage_error "an unknown option of no one's" -z -- touch "$T/ran"
-check "...has no hint" eval '! grep -q isolate "$T/err"'
+check "...has no hint" eval '! grep -q "is isolate.s " "$T/err"'
 
 timeout "$T_OP" "$PROCTORD" --help >"$T/out" 2>"$T/err" </dev/null
 check_eq "--help exits 0" 0 "$?"
