@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# Many sandboxes of one user: a proctord with no inotify instance left (the
+# kernel's 128 a user by default) still serves, each answer on a fresh
+# status FIFO.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/lib.sh"
+
+
+
+# --- no inotify instance left ------------------------------------------------
+# The limit of a user namespace of our own is lowered to 0 there (never the
+# host's fs.inotify.max_user_instances, shared with everyone): the kernel
+# counts each instance against every level up, so none can be had inside.
+if ! unshare -U -r sh -c 'echo 0 >/proc/sys/user/max_inotify_instances' 2>/dev/null; then
+	skip "a proctord without an inotify instance" "no user namespace whose limits may be lowered here"
+else
+	sb="$T/noino"
+	unshare -U -r sh -c 'echo 0 >/proc/sys/user/max_inotify_instances && exec "$@"' sh \
+		"$PROCTORD" --daemonize --cgroup none --dir "$sb" -- sleep 100 \
+		>"$T/noino.out" 2>"$T/noino.err" </dev/null
+	check_eq "with no inotify instance left, proctord starts" 0 $? || diag "$(cat "$T/noino.err")"
+fi
+if [ -p "${sb:-}/status" ]; then
+	check "...and says it takes a fresh status FIFO for each answer, naming the sysctl" \
+		wait_for "$T_OP" grep -q "no inotify instance left (fs.inotify.max_user_instances); each answer gets a fresh status FIFO" "$T/noino.err"
+	n=0
+	for i in 1 2 3 4 5; do
+		ans=$(timeout 5 "$PROCTOR" wait --timeout 1 "$sb") && [[ $ans == *running ]] && n=$((n + 1))
+	done
+	check_eq "...five waits, each answered" 5 "$n"
+	# A read-write reader needs no end of file: with inotify it was told
+	# from proctord's own close by counting merged events.
+	{ read -r a; read -r b; read -r c; echo "$c"; } <>"$sb/status" >"$T/rw.out" &
+	rw=$!
+	echo 1 >"$sb/wait"
+	wait "$rw"
+	check_eq "...a read-write reader gets its answer" running "$(cat "$T/rw.out")"
+	ans=$(timeout 5 "$PROCTOR" wait --timeout 1 "$sb")
+	check_re "...and the next client is answered at once, not after a 2 s deadline" 'running$' "$ans"
+	# A reader that never closes keeps its FIFO, alone.
+	exec {held}<>"$sb/status"
+	echo 1 >"$sb/wait"
+	ans=$(timeout 5 "$PROCTOR" wait --timeout 1 "$sb")
+	check_re "...a reader that holds status past its answer delays nobody" 'running$' "$ans"
+	read -r -t 1 a <&"$held"
+	check_re "...and gets only its own answer" '^[0-9]+$' "$a"
+	exec {held}<&-
+	check_eq "...and no renewal left a FIFO behind" "lock status wait" "$(ls -A "$sb" | xargs)"
+	out=$(timeout 5 "$PROCTOR" stop "$sb")
+	check_re "...the terminating wait ends it" 'killed terminate' "$out"
+	check "...and its directory is gone" wait_for "$T_OP" gone "$sb"
+fi
+
+done_testing
