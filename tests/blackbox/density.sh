@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: ISC
 # Many sandboxes of one user: a proctord with no inotify instance left (the
 # kernel's 128 a user by default) still serves, each answer on a fresh
-# status FIFO.
+# status FIFO; a start beside many live sandboxes does not look at each of
+# their cgroups for stale ones.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
 
@@ -50,6 +51,35 @@ if [ -p "${sb:-}/status" ]; then
 	out=$(timeout 5 "$PROCTOR" stop "$sb")
 	check_re "...the terminating wait ends it" 'killed terminate' "$out"
 	check "...and its directory is gone" wait_for "$T_OP" gone "$sb"
+fi
+
+# --- the stale sweep beside many live sandboxes ----------------------------------
+LIVE=32
+if [ "$(id -u)" -ne 0 ]; then
+	skip "a start looks at a sample of its siblings' cgroups" "needs root (cgroups of its own)"
+elif ! command -v strace >/dev/null; then
+	skip "a start looks at a sample of its siblings' cgroups" "no strace"
+elif vg_on; then
+	skip "a start looks at a sample of its siblings' cgroups" "strace and valgrind both trace"
+else
+	for i in $(seq "$LIVE"); do
+		pd_start --dir "$T/live.$i" --memory-max 64MiB --pids 16 -- sleep 100 || break
+	done
+	check_eq "$LIVE sandboxes run" "$LIVE" "$(ls -d "$T"/live.* 2>/dev/null | wc -l)"
+	# The start ends once its cgroups are made (the sweep comes first).
+	PROCTORD_FAIL_AT=cgroups strace -f -e trace=flock -o "$T/flock.trace" \
+		"$PROCTORD" --memory-max 64MiB --pids 16 --dir "$T/next" -- /bin/true \
+		>/dev/null 2>"$T/next.err"
+	# One shared life lock per hierarchy used; an exclusive one per cgroup
+	# looked at (each sibling's fails: its proctord holds it).
+	hier=$(grep -c 'LOCK_SH' "$T/flock.trace")
+	looked=$(grep -cE 'LOCK_EX\|LOCK_NB\) += -1' "$T/flock.trace")
+	diag "cgroup hierarchies: $hier; live siblings' locks tried: $looked"
+	check "the next start made cgroups" test "$hier" -ge 1
+	check_range "...and tried the locks of at most 8 live siblings a hierarchy, not all $LIVE" \
+		0 $((8 * hier)) "$looked"
+	printf "%s\n" "$T"/live.* | xargs -P 8 -I{} "$PROCTOR" stop {} >/dev/null
+	check "...the $LIVE sandboxes stop" wait_for "$T_OP" sh -c "! ls -d '$T'/live.* >/dev/null 2>&1"
 fi
 
 done_testing
