@@ -442,6 +442,25 @@ int fifo_replace_status(struct fifo *f)
 	return old;
 }
 
+/* Give the fresh FIFO tmp st's mode and group (a directory shared with a
+ * group of clients; mkfifo applied the umask), through a descriptor: what
+ * is at the name tmp by then may not be ours. Returns 0, or -1. */
+static int fifo_fresh_attrs(const struct fifo *f, const char *tmp, const struct stat *st)
+{
+	struct stat now;
+	int fd = openat(f->dirfd, tmp, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	int rc = -1;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &now) == 0 && S_ISFIFO(now.st_mode) && now.st_uid == f->euid &&
+	    fchmod(fd, st->st_mode & 07777) == 0 &&
+	    (fchown(fd, (uid_t)-1, st->st_gid) == 0 || errno == EPERM))
+		rc = 0;
+	close(fd);
+	return rc;
+}
+
 /* Rename a fresh FIFO, with st's mode and group, over the name status, and
  * follow it. Returns 0, or -1 (said why; status is as it was). */
 static int fifo_fresh_status(struct fifo *f, const struct stat *st)
@@ -457,12 +476,7 @@ static int fifo_fresh_status(struct fifo *f, const struct stat *st)
 			return -1;
 		}
 	}
-	/* The old one's mode and group (a directory shared with a group of
-	 * clients); mkfifo applied the umask. */
-	if (fchmodat(f->dirfd, tmp, st->st_mode & 07777, 0) < 0 ||
-	    (fchownat(f->dirfd, tmp, (uid_t)-1, st->st_gid, AT_SYMLINK_NOFOLLOW) < 0 &&
-	     errno != EPERM) ||
-	    renameat(f->dirfd, tmp, f->dirfd, "status") < 0) {
+	if (fifo_fresh_attrs(f, tmp, st) < 0 || renameat(f->dirfd, tmp, f->dirfd, "status") < 0) {
 		log_warn("cannot put a new status FIFO in place");
 		unlinkat(f->dirfd, tmp, 0);
 		return -1;

@@ -25,14 +25,19 @@ fi
 if [ -p "${sb:-}/status" ]; then
 	check "...and says it takes a fresh status FIFO for each answer, naming the sysctl" \
 		wait_for "$T_OP" grep -q "no inotify instance left (fs.inotify.max_user_instances); each answer gets a fresh status FIFO" "$T/noino.err"
+	chmod 0640 "$sb/status"
+	ino=$(stat -c %i "$sb/status")
 	n=0
 	for i in 1 2 3 4 5; do
+		# shellcheck disable=SC2153 # PROCTOR: the build's proctor (tests/blackbox/meson.build)
 		ans=$(timeout 5 "$PROCTOR" wait --timeout 1 "$sb") && [[ $ans == *running ]] && n=$((n + 1))
 	done
 	check_eq "...five waits, each answered" 5 "$n"
+	check "...each on a FIFO of its own" test "$(stat -c %i "$sb/status")" != "$ino"
+	check_eq "...which keeps the mode given to status (a group of clients)" 640 "$(stat -c %a "$sb/status")"
 	# A read-write reader needs no end of file: with inotify it was told
 	# from proctord's own close by counting merged events.
-	{ read -r a; read -r b; read -r c; echo "$c"; } <>"$sb/status" >"$T/rw.out" &
+	{ read -r _; read -r _; read -r c; echo "$c"; } <>"$sb/status" >"$T/rw.out" &
 	rw=$!
 	echo 1 >"$sb/wait"
 	wait "$rw"
@@ -47,7 +52,7 @@ if [ -p "${sb:-}/status" ]; then
 	read -r -t 1 a <&"$held"
 	check_re "...and gets only its own answer" '^[0-9]+$' "$a"
 	exec {held}<&-
-	check_eq "...and no renewal left a FIFO behind" "lock status wait" "$(ls -A "$sb" | xargs)"
+	check_eq "...and no renewal left a FIFO behind" "lock status wait" "$(find "$sb" -mindepth 1 -printf '%f\n' | sort | paste -sd ' ')"
 	out=$(timeout 5 "$PROCTOR" stop "$sb")
 	check_re "...the terminating wait ends it" 'killed terminate' "$out"
 	check "...and its directory is gone" wait_for "$T_OP" gone "$sb"
@@ -65,7 +70,7 @@ else
 	for i in $(seq "$LIVE"); do
 		pd_start --dir "$T/live.$i" --memory-max 64MiB --pids 16 -- sleep 100 || break
 	done
-	check_eq "$LIVE sandboxes run" "$LIVE" "$(ls -d "$T"/live.* 2>/dev/null | wc -l)"
+	check_eq "$LIVE sandboxes run" "$LIVE" "$(find "$T" -maxdepth 1 -name 'live.*' | wc -l)"
 	# The start ends once its cgroups are made (the sweep comes first).
 	PROCTORD_FAIL_AT=cgroups strace -f -e trace=flock -o "$T/flock.trace" \
 		"$PROCTORD" --memory-max 64MiB --pids 16 --dir "$T/next" -- /bin/true \
