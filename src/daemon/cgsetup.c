@@ -127,9 +127,9 @@ static int cg_creator_alive(const char *name)
 }
 
 /* How many of the cgroups named like ours one start looks at (CG_STALE_LOOK)
- * and may claim (CG_STALE_MAX). Beside thousands of live sandboxes, looking
- * at each (a kill, an openat and a failed flock) made a start cost 18 ms
- * beside 1000 and 34-40 ms beside 2000, against 4-7 ms alone: a start
+ * and may claim (CG_STALE_MAX). Looking at each (a kill, an openat and a
+ * failed flock) made a start cost more the more sandboxes ran beside it
+ * (beside 500, twice a start's time: the README's Performance): a start
  * looks at a random sample instead, all of them when there are no more.
  * A stale cgroup among many live ones is then removed by a later start,
  * not by the next (on average one in N / CG_STALE_LOOK). */
