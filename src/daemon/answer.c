@@ -15,6 +15,9 @@
 // IN_CLOSE_NOWRITE, or IN_CLOSE_WRITE for a reader that opened it
 // read-write) before the next answer: a reader still blocked in read()
 // would otherwise take the next answer as part of its own.
+// Without an inotify instance (a user's 128 by default), no close can be
+// seen: a fresh FIFO is renamed over status before our end is closed, the
+// reader keeps the old one, and the next answer waits for nothing.
 // Deadlines bound both waits, so a client that never comes or never leaves
 // delays others by at most FIFO_READER_TIMEOUT and never stalls proctord.
 // A reader still there at the deadline keeps the status FIFO it holds, and
@@ -74,6 +77,13 @@ static int answer_deliver_fd(struct fifo *f, int fd, char *buf, size_t len)
 	if (n != (ssize_t)len && !(n < 0 && errno == EPIPE))
 		log_warn("write status FIFO");
 	f->last_taken_us = now_us();
+	if (f->ino_fd < 0) {
+		/* No inotify: the reader keeps this FIFO to itself. */
+		fifo_renew_status(f, fd);
+		close(fd);
+		fifo_drop_head(f);
+		return 1;
+	}
 	/* EPIPE: the reader came and went before the answer, its close taken
 	 * above for an earlier one's. A reader that has read and gone already
 	 * (read-write, it needs no end of file) would have its close merged
@@ -129,7 +139,9 @@ static void answer_opener_cb(void *ctx, enum opener_result r, int fd, int err);
  * had (-1: poll). */
 static int answer_hand_over(struct fifo *f, const char *buf, size_t len, uint64_t composed_us)
 {
-	if (f->opener_failed || fifo_status_follow(f) < 0)
+	/* Without inotify the thread's close would come before the FIFO's
+	 * renewal: the loop polls. */
+	if (f->opener_failed || f->ino_fd < 0 || fifo_status_follow(f) < 0)
 		return -1;
 	if (!f->opener.started &&
 	    opener_start(&f->opener, f->loop, f->status_pfd, answer_opener_cb, f) < 0) {

@@ -126,16 +126,52 @@ static int cg_creator_alive(const char *name)
 	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
 }
 
-/* Cgroups named like ours below the parent at pfd whose life lock is free
- * and whose creator is dead were left by a proctord that died: claim each
- * (an exclusive lock, kept in fds) for the caller to remove. A proctord
- * between its mkdir and its life lock is alive, so its cgroup is never
- * taken. Returns how many were claimed. */
+/* How many of the cgroups named like ours one start looks at (CG_STALE_LOOK)
+ * and may claim (CG_STALE_MAX). Looking at each (a kill, an openat and a
+ * failed flock) made a start cost more the more sandboxes ran beside it
+ * (beside 500, twice a start's time: the README's Performance): a start
+ * looks at a random sample instead, all of them when there are no more.
+ * A stale cgroup among many live ones is then removed by a later start,
+ * not by the next (on average one in N / CG_STALE_LOOK). */
+#define CG_STALE_LOOK 8
+#define CG_STALE_MAX CG_STALE_LOOK
+
+/* The names of a uniform random sample of at most CG_STALE_LOOK of the
+ * cgroups named like ours in d, one pass (reservoir sampling). Returns the
+ * sample's size. */
+static size_t cg_sample_ours(DIR *d, char (*pick)[64])
+{
+	struct dirent *de;
+	size_t seen = 0, n = 0;
+
+	while ((de = readdir(d))) {
+		size_t slot;
+
+		if (de->d_type != DT_DIR ||
+		    strncmp(de->d_name, CG_PREFIX, strlen(CG_PREFIX)) != 0 ||
+		    strlen(de->d_name) >= sizeof pick[0])
+			continue;
+		seen++;
+		if (n < CG_STALE_LOOK)
+			slot = n++;
+		else if ((slot = arc4random_uniform(seen > UINT32_MAX ? UINT32_MAX : (uint32_t)seen)) >=
+			 CG_STALE_LOOK)
+			continue;
+		strlcpy(pick[slot], de->d_name, sizeof pick[slot]);
+	}
+	return n;
+}
+
+/* Cgroups named like ours below the parent at pfd (a sample of them: see
+ * CG_STALE_LOOK) whose life lock is free and whose creator is dead were
+ * left by a proctord that died: claim each (an exclusive lock, kept in fds)
+ * for the caller to remove. A proctord between its mkdir and its life lock
+ * is alive, so its cgroup is never taken. Returns how many were claimed. */
 static size_t cg_claim_stale(int pfd, int *fds, char (*names)[64], size_t max)
 {
+	char pick[CG_STALE_LOOK][64];
 	DIR *d;
-	struct dirent *de;
-	size_t n = 0;
+	size_t n = 0, np;
 	int dup = fcntl(pfd, F_DUPFD_CLOEXEC, 0);
 
 	d = dup >= 0 ? fdopendir(dup) : NULL;
@@ -144,16 +180,14 @@ static size_t cg_claim_stale(int pfd, int *fds, char (*names)[64], size_t max)
 			close(dup);
 		return 0;
 	}
-	while ((de = readdir(d)) && n < max) {
+	np = cg_sample_ours(d, pick);
+	closedir(d);
+	for (size_t i = 0; i < np && n < max; i++) {
 		int fd;
 
-		if (de->d_type != DT_DIR ||
-		    strncmp(de->d_name, CG_PREFIX, strlen(CG_PREFIX)) != 0 ||
-		    strlen(de->d_name) >= sizeof names[0])
+		if (cg_creator_alive(pick[i]))
 			continue;
-		if (cg_creator_alive(de->d_name))
-			continue;
-		fd = openat(pfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		fd = openat(pfd, pick[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			continue;
 		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
@@ -161,10 +195,9 @@ static size_t cg_claim_stale(int pfd, int *fds, char (*names)[64], size_t max)
 			continue;
 		}
 		fds[n] = fd;
-		strlcpy(names[n], de->d_name, sizeof names[n]);
+		strlcpy(names[n], pick[i], sizeof names[n]);
 		n++;
 	}
-	closedir(d);
 	return n;
 }
 
@@ -296,8 +329,6 @@ static int cg_enable(struct cgroup *cg, struct cg_hier *h, int pfd, const char *
 			 strerror(errno));
 	return -1;
 }
-
-#define CG_STALE_MAX 32
 
 /* Make the sandbox's cgroup in h and take its life lock, as one step for
  * every other proctord: from its mkdir to its life lock, the cgroup's name

@@ -65,5 +65,9 @@ int fifo_status_follow(struct fifo *f);
  * meanwhile wait on it), or -1: not replaced (ENXIO: the reader has gone
  * after all). */
 int fifo_replace_status(struct fifo *f);
+/* Without inotify, before our write end fd is closed: a fresh FIFO takes the
+ * name status, and fd's reader keeps the old one. Returns 0, or -1 (said
+ * why). */
+int fifo_renew_status(struct fifo *f, int fd);
 
 #endif

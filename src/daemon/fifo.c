@@ -74,6 +74,7 @@ static int fifo_open_checked(int dirfd, const char *name, int flags, char *err, 
 
 static void fifo_close_wait(struct fifo *f);
 static int fifo_add_watch(struct fifo *f);
+static int fifo_fresh_status(struct fifo *f, const struct stat *st);
 
 void fifo_append(struct fifo *f, struct fifo_request *r)
 {
@@ -305,6 +306,8 @@ int fifo_watch(struct fifo *f)
 {
 	if (f->status_wd >= 0)
 		return 0;
+	if (f->ino_fd < 0)
+		return -1; /* no instance: each answer renews status instead */
 	f->status_wd = fifo_add_watch(f);
 	return f->status_wd < 0 ? -1 : 0;
 }
@@ -419,7 +422,6 @@ static void fifo_drain_stuck(struct fifo *f)
  * reader has gone after all). */
 int fifo_replace_status(struct fifo *f)
 {
-	char tmp[64];
 	struct stat st;
 	int old;
 
@@ -433,29 +435,71 @@ int fifo_replace_status(struct fifo *f)
 		close(old);
 		return -1;
 	}
+	if (fifo_fresh_status(f, &st) < 0) {
+		close(old);
+		return -1;
+	}
+	return old;
+}
+
+/* Give the fresh FIFO tmp st's mode and group (a directory shared with a
+ * group of clients; mkfifo applied the umask), through a descriptor: what
+ * is at the name tmp by then may not be ours. Returns 0, or -1. */
+static int fifo_fresh_attrs(const struct fifo *f, const char *tmp, const struct stat *st)
+{
+	struct stat now;
+	int fd = openat(f->dirfd, tmp, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	int rc = -1;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &now) == 0 && S_ISFIFO(now.st_mode) && now.st_uid == f->euid &&
+	    fchmod(fd, st->st_mode & 07777) == 0 &&
+	    (fchown(fd, (uid_t)-1, st->st_gid) == 0 || errno == EPERM))
+		rc = 0;
+	close(fd);
+	return rc;
+}
+
+/* Rename a fresh FIFO, with st's mode and group, over the name status, and
+ * follow it. Returns 0, or -1 (said why; status is as it was). */
+static int fifo_fresh_status(struct fifo *f, const struct stat *st)
+{
+	char tmp[64];
+
 	for (int tries = 0;; tries++) {
 		snprintf(tmp, sizeof tmp, ".status.%ld.%u", (long)getpid(), f->swaps++);
 		if (mkfifoat(f->dirfd, tmp, 0600) == 0)
 			break;
 		if (errno != EEXIST || tries == 16) {
 			log_warn("cannot create a new status FIFO");
-			close(old);
 			return -1;
 		}
 	}
-	/* The old one's mode and group (a directory shared with a group of
-	 * clients); mkfifo applied the umask. */
-	if (fchmodat(f->dirfd, tmp, st.st_mode & 07777, 0) < 0 ||
-	    (fchownat(f->dirfd, tmp, (uid_t)-1, st.st_gid, AT_SYMLINK_NOFOLLOW) < 0 &&
-	     errno != EPERM) ||
-	    renameat(f->dirfd, tmp, f->dirfd, "status") < 0) {
+	if (fifo_fresh_attrs(f, tmp, st) < 0 || renameat(f->dirfd, tmp, f->dirfd, "status") < 0) {
 		log_warn("cannot put a new status FIFO in place");
 		unlinkat(f->dirfd, tmp, 0);
-		close(old);
 		return -1;
 	}
 	fifo_status_moved(f);
-	return old;
+	return 0;
+}
+
+/* Without inotify: the answer is written into fd, whose reader is there;
+ * before our end is closed (the reader's end of file), a fresh FIFO takes
+ * the name status. The reader keeps the old one to itself, and no later
+ * answer can go into its pipe, whenever it closes: nothing is to be waited
+ * for. Returns 0, or -1 (said why: the name still leads to this reader's
+ * FIFO). */
+int fifo_renew_status(struct fifo *f, int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0) {
+		log_warn("fstat status FIFO");
+		return -1;
+	}
+	return fifo_fresh_status(f, &st);
 }
 
 /* The answers owed when the status FIFO was replaced were for clients that
@@ -477,6 +521,22 @@ void fifo_drop_owed(struct fifo *f)
 void fifo_kick(struct fifo *f)
 {
 	answer_dispatch(f, FIFO_EV_KICK, -1, 0);
+}
+
+/* Without an inotify instance, a reader's close cannot be seen: each answer
+ * renews the status FIFO instead (fifo_renew_status), and readers are
+ * polled for, not awaited by the opener thread. */
+static void fifo_no_inotify(int err)
+{
+	if (err == EMFILE)
+		/* EMFILE is also a full descriptor table, but proctord has a
+		 * handful open here: it is the per-user limit. */
+		log_warnx("this user has no inotify instance left "
+			  "(fs.inotify.max_user_instances); each answer gets a fresh status "
+			  "FIFO instead");
+	else
+		log_warnx("inotify: %s; each answer gets a fresh status FIFO instead",
+			  strerror(err));
 }
 
 int fifo_open(struct fifo *f, struct ev_loop *loop, int dirfd, const char *dirpath,
@@ -516,18 +576,8 @@ int fifo_open(struct fifo *f, struct ev_loop *loop, int dirfd, const char *dirpa
 		goto error;
 	xasprintf(&f->status_path, "%s/status", dirpath);
 	f->ino_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (f->ino_fd < 0 && errno == EMFILE) {
-		/* EMFILE is also a full descriptor table, but proctord has a
-		 * handful open here: it is the per-user limit. */
-		snprintf(err, errlen,
-			 "inotify: this user has no inotify instance left (each proctord takes "
-			 "one; raise fs.inotify.max_user_instances, 128 by default)");
-		goto error;
-	}
-	if (f->ino_fd < 0) {
-		snprintf(err, errlen, "inotify: %s", strerror(errno));
-		goto error;
-	}
+	if (f->ino_fd < 0)
+		fifo_no_inotify(errno);
 	if (fifo_status_path_fd(f) < 0) {
 		snprintf(err, errlen, "status is not a FIFO of ours; refusing to use it");
 		goto error;
@@ -567,7 +617,8 @@ static void fifo_close_wait(struct fifo *f)
 void fifo_start(struct fifo *f)
 {
 	ev_io_start(f->loop, &f->wait_io);
-	ev_io_start(f->loop, &f->ino_io);
+	if (f->ino_fd >= 0)
+		ev_io_start(f->loop, &f->ino_io);
 }
 
 void fifo_close(struct fifo *f)

@@ -79,7 +79,8 @@ struct fifo {
 	char *status_path; /* for messages, and inotify without /proc */
 	int created_wait, created_status;
 	int wait_rfd, wait_wfd;
-	int ino_fd;
+	int ino_fd;         /* -1: none could be had; each answer renews the
+			     * status FIFO instead (fifo_renew_status) */
 	int status_wd;      /* inotify's watch on the status FIFO in use; -1 until
 			     * the first request (a run nobody asks costs no
 			     * watch, whose removal at the end is slow) */
