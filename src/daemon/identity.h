@@ -22,6 +22,22 @@ struct identity {
 /* A decimal uid or gid (digits only, below 2^32 - 1). Returns 0, or -1. */
 int identity_parse_id(const char *s, uint32_t *out);
 
+/* Whether proctord takes root's ways: uid 0 with CAP_SYS_ADMIN, CAP_SETUID,
+ * CAP_SETGID and CAP_CHOWN in its effective set, in the host's user
+ * namespace. Otherwise (any other uid, a container's root without
+ * CAP_SYS_ADMIN, root of a user namespace) it takes the rootless ones: the
+ * program in a user namespace of its own mapping proctord's ids only. */
+int identity_root(void);
+/* Whether every capability of mask (IDENTITY_BIT(CAP_...) ored) is in
+ * proctord's effective set. */
+#define IDENTITY_BIT(c) ((uint64_t)1 << (c))
+int identity_has_caps(uint64_t mask);
+/* Whether proctord's user namespace is the host's (its uid_map the
+ * identity; an unreadable one is taken for it). */
+int identity_host_userns(void);
+/* Why proctord does or does not take root's ways, for a message. */
+void identity_root_why(char *buf, size_t len);
+
 /* Resolve the configuration's user and group and check what needs root.
  * Returns 0, or -1 with a one-line reason in err. */
 int identity_prepare(struct identity *i, const struct config *c, char *err, size_t errlen);

@@ -146,7 +146,8 @@ static void options_usage(FILE *out)
 		"                       and the program goes on (implies --seccomp)\n"
 		"\n");
 	fprintf(out,
-		"Box (containment; as root, or rootless through a user namespace):\n"
+		"Box (containment; as root, else through a user namespace, as root\n"
+		"without CAP_SYS_ADMIN too):\n"
 		"  --box DIR            run the program in its own root and mount, PID, IPC,\n"
 		"                       UTS and network namespaces: read-only /usr (and\n"
 		"                       /bin, /lib...), the loader's and the JVM's files of\n"

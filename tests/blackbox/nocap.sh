@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# The box where proctord is uid 0 without root's powers, as in an unprivileged container: without CAP_SYS_ADMIN (a container's root), without any capability, as root of a user namespace, and under a runtime's seccomp profile (clone3 ENOSYS).
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/lib.sh"
+
+. "$(dirname "$0")/box-lib.sh"
+
+for tool in capsh setpriv unshare; do
+	if ! command -v "$tool" >/dev/null; then
+		echo "1..0 # SKIP no $tool here"
+		exit 0
+	fi
+done
+if ! unshare --user --map-root-user true 2>/dev/null; then
+	echo "1..0 # SKIP no user namespaces here"
+	exit 0
+fi
+
+echo "the expected output: 42" >"$T/expected"
+chmod 0644 "$T/expected"
+
+# as NAME CMD...: a wrapper that runs proctord under CMD, as PROCTORD.
+as() {
+	local name=$1
+	shift
+	printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$*" "$PROCTORD_BIN" >"$T/pd-$name"
+	chmod 0755 "$T/pd-$name"
+	PROCTORD="$T/pd-$name"
+}
+
+# core WHO: the box's core checks, in one run: a host file outside the box
+# is not there, /usr is read-only, /proc shows only the box's tree; and
+# once it has ended, nothing of it is left: no process, DIR handed back.
+core() {
+	local who=$1 owner
+	bx_new
+	owner=$(stat -c %u:%g "$BOX")
+	bx_run "$T/tmp/o.$who" -- sh -c "$P open $T/expected
+		if (: >/usr/x) 2>/dev/null; then echo usr: written; else echo usr: refused; fi
+		cd /proc && echo [0-9]*"
+	check_eq "[$who] the box runs: the program ended normally" "exited 0" "$ANS_STATUS" ||
+		{ ans_diag; diag "$(cat "$PD_ERR" "$T/tmp/o.$who.err" 2>/dev/null)"; }
+	check_eq "[$who] ...a host file outside the box cannot be read, /usr is read-only, /proc lists only its init and the program" \
+		"open: ENOENT;usr: refused;1 2;" "$(tr '\n' ';' <"$T/tmp/o.$who" 2>/dev/null)"
+	check_eq "[$who] ...nothing left behind: no process of it, DIR's owner back" \
+		"$owner" "$(tagged_pids)$(stat -c %u:%g "$BOX")"
+}
+
+as nosysadmin capsh --drop=cap_sys_admin -- -c "'exec \"\$0\" \"\$@\"'"
+core "uid 0 without CAP_SYS_ADMIN"
+
+as userns unshare --user --map-root-user
+core "uid 0 of a user namespace"
+
+as setfcap setpriv --inh-caps=-all --bounding-set=-all,+setfcap
+core "uid 0 with CAP_SETFCAP alone"
+
+# A runtime's default profile: clone3 ENOSYS (a user namespace through
+# unshare instead).
+as profile "$PROGS/denysys" clone3:ENOSYS -- \
+	capsh --drop=cap_sys_admin -- -c "'exec \"\$0\" \"\$@\"'"
+core "under a runtime's profile"
+
+# No capability at all: no user namespace can map uid 0 (to itself takes
+# CAP_SETFCAP, to nobody CAP_SETUID): refused, saying what to grant.
+as nocaps setpriv --inh-caps=-all --bounding-set=-all
+bx_new
+bx_run "$T/tmp/o.nocaps" -- true
+check_eq "[uid 0 without any capability] --box is refused at the start (exit 3)" 3 "$PD_RC"
+check_re "...naming the capabilities to grant" "without CAP_SYS_ADMIN.*CAP_SETFCAP.*CAP_SETUID" "$(cat "$PD_ERR")"
+
+as nosysadmin capsh --drop=cap_sys_admin -- -c "'exec \"\$0\" \"\$@\"'"
+pd_start --box "$BOX" --user nobody -- true
+check_eq "[uid 0 without CAP_SYS_ADMIN] --user is refused (exit 3)" 3 "$PD_RC"
+check_re "...saying why" "only root can run the program as another user \(proctord is uid 0 without CAP_SYS_ADMIN\)" "$(cat "$PD_ERR")"
+
+done_testing
