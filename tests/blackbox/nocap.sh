@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: ISC
-# The box where proctord is uid 0 without root's powers, as in an unprivileged container: without CAP_SYS_ADMIN (a container's root), without any capability, as root of a user namespace, and under a runtime's seccomp profile (clone3 ENOSYS).
+# The box where proctord is uid 0 without root's powers, as in an unprivileged container: without CAP_SYS_ADMIN (a container's root), without any capability, as root of a user namespace, and under a runtime's seccomp profile (clone3 ENOSYS, sethostname EPERM).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
 
@@ -57,10 +57,13 @@ as setfcap setpriv --inh-caps=-all --bounding-set=-all,+setfcap
 core "uid 0 with CAP_SETFCAP alone"
 
 # A runtime's default profile: clone3 ENOSYS (a user namespace through
-# unshare instead).
-as profile "$PROGS/denysys" clone3:ENOSYS -- \
+# unshare instead), sethostname EPERM (the box keeps the host's name).
+as profile "$PROGS/denysys" clone3:ENOSYS sethostname:EPERM -- \
 	capsh --drop=cap_sys_admin -- -c "'exec \"\$0\" \"\$@\"'"
 core "under a runtime's profile"
+bx_run "$T/tmp/o.hostname" -- hostname
+check_eq "[under a runtime's profile] a refused sethostname does not fail the box: it keeps the host's name" \
+	"$(hostname)" "$(cat "$T/tmp/o.hostname")" || ans_diag
 
 # No capability at all: no user namespace can map uid 0 (to itself takes
 # CAP_SETFCAP, to nobody CAP_SETUID): refused, saying what to grant.
