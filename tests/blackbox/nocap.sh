@@ -78,4 +78,36 @@ pd_start --box "$BOX" --user nobody -- true
 check_eq "[uid 0 without CAP_SYS_ADMIN] --user is refused (exit 3)" 3 "$PD_RC"
 check_re "...saying why" "only root can run the program as another user \(proctord is uid 0 without CAP_SYS_ADMIN\)" "$(cat "$PD_ERR")"
 
+# --- what --check says there, and its readiness answer -------------------------
+# check_as WRAPPER ARGS...: proctord --check ARGS under the wrapper; CHK_RC, CHK_OUT.
+check_as() {
+	CHK_OUT=$(timeout "$T_OP" "$T/pd-$1" --check "${@:2}" 2>&1)
+	CHK_RC=$?
+}
+bx_new
+check_as profile --strict --box "$BOX"
+check_eq "[under a runtime's profile] --check --strict --box, the readiness check, exits 0: the box can be made" 0 "$CHK_RC" || diag "$CHK_OUT"
+check_re "...it says proctord is uid 0 without CAP_SYS_ADMIN, and takes the user namespace" \
+	$'\nidentity +proctord is uid 0 without CAP_SYS_ADMIN: the program runs in a user namespace of its own' "$CHK_OUT"
+check_re "...and that a seccomp filter is on it, with the flag for a profile" \
+	$'\nseccomp +a filter is on proctord \\(Seccomp: 2.*--security-opt seccomp=PROFILE' "$CHK_OUT"
+
+check_as nocaps --strict --box "$BOX"
+check_eq "[uid 0 without any capability] the readiness check exits 3: the box cannot be made" 3 "$CHK_RC"
+check_re "...naming the capabilities the runtime can add" \
+	$'\ncapabilities +the box.s uid 0 cannot be nobody here: --cap-add SETUID --cap-add SETGID --cap-add CHOWN' "$CHK_OUT"
+
+# A runtime's /proc masks (a mount on /proc/timer_list), in user and cgroup
+# namespaces of their own: the box cannot have its own /proc there.
+printf '%s\n' '#!/bin/sh' \
+	"exec unshare --mount --cgroup sh -c 'mount --bind /dev/null /proc/timer_list && exec unshare --user --map-root-user \"\$0\" \"\$@\"' \"$PROCTORD_BIN\" \"\$@\"" \
+	>"$T/pd-masked"
+chmod 0755 "$T/pd-masked"
+check_as masked --strict --box "$BOX"
+check_eq "[/proc masked, in a user namespace] the readiness check exits 3: the box's /proc is refused" 3 "$CHK_RC" || diag "$CHK_OUT"
+check_re "...it names the mask and the flags that lift it" \
+	$'\n/proc masks +1 mounts hide parts of /proc \\(/proc/timer_list\\).*unmask=/proc/\\*.*systempaths=unconfined' "$CHK_OUT"
+check_re "...says it is in a user namespace" $'\nuser ns +a user namespace, not the host.s' "$CHK_OUT"
+check_re "...and in a cgroup namespace of its own" $'\ncgroup ns +one of its own' "$CHK_OUT"
+
 done_testing
