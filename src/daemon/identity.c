@@ -61,17 +61,35 @@ int identity_host_userns(void)
 	return cgd_uidmap_initial(buf);
 }
 
+/* Whether id is mapped in proctord's user namespace (file: uid_map or
+ * gid_map): root of a user namespace (a container's, `unshare --user
+ * --map-root-user`) can take only those. An unreadable map is the host's. */
+static int identity_mapped(const char *file, uint32_t id)
+{
+	char path[64];
+	unsigned long inside, outside, count;
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/self/%s", file);
+	f = fopen(path, "re");
+	if (!f)
+		return 1;
+	while (!found && fscanf(f, "%lu %lu %lu", &inside, &outside, &count) == 3)
+		found = id >= inside && id - inside < count;
+	fclose(f);
+	return found;
+}
+
 int identity_root(void)
 {
-	return geteuid() == 0 && identity_has_caps(IDENTITY_ROOT_CAPS) && identity_host_userns();
+	return geteuid() == 0 && identity_has_caps(IDENTITY_ROOT_CAPS);
 }
 
 void identity_root_why(char *buf, size_t len)
 {
 	if (geteuid() != 0)
 		snprintf(buf, len, "proctord runs as uid %u", (unsigned)geteuid());
-	else if (!identity_host_userns())
-		snprintf(buf, len, "proctord is uid 0 of a user namespace, not the host's root");
 	else if (!identity_has_caps(IDENTITY_BIT(CAP_SYS_ADMIN)))
 		snprintf(buf, len, "proctord is uid 0 without CAP_SYS_ADMIN");
 	else if (!identity_has_caps(IDENTITY_MAP_CAPS))
@@ -129,6 +147,24 @@ static void identity_refuse_rootless(const struct config *c, uid_t euid, char *e
 		 "already has no capability and sees nothing of the host but the box; remove "
 		 "user and group for a proctord that is not root, or run it as root",
 		 what, key, why, (unsigned)euid);
+}
+
+/* --user or --group naming an id that proctord's user namespace does not
+ * map (root of a user namespace maps few): refused, as setresuid would. */
+static int identity_unmapped(const struct identity *i, const struct config *c, char *err,
+			     size_t errlen)
+{
+	int uid_bad = i->set_uid && !identity_mapped("uid_map", i->uid);
+	const char *opt = uid_bad || !c->group ? "user" : "group";
+
+	if (!uid_bad && !(i->set_gid && !identity_mapped("gid_map", i->gid)))
+		return 0;
+	snprintf(err, errlen,
+		 "--%s %s: %s %u is not mapped in proctord's user namespace (/proc/self/%s): only "
+		 "the ids it maps can be taken",
+		 opt, opt[0] == 'u' ? c->user : c->group, uid_bad ? "uid" : "gid",
+		 uid_bad ? (unsigned)i->uid : (unsigned)i->gid, uid_bad ? "uid_map" : "gid_map");
+	return -1;
 }
 
 int identity_prepare(struct identity *i, const struct config *c, char *err, size_t errlen)
@@ -192,6 +228,8 @@ int identity_prepare(struct identity *i, const struct config *c, char *err, size
 		}
 		i->set_gid = 1;
 	}
+	if (identity_unmapped(i, c, err, errlen) < 0)
+		return -1;
 	if (c->no_root && (i->set_uid ? i->uid : euid) == 0) {
 		snprintf(err, errlen,
 			 "--no-root: the program would run as root; give --user with another user");
@@ -259,22 +297,28 @@ int identity_box_root(const struct identity *i, int box, uid_t *uid, gid_t *gid)
 {
 	const struct passwd *pw;
 	const struct group *gr;
+	uid_t u;
+	gid_t g;
 
 	/* Without CAP_SYS_ADMIN too (a container's root): mapping and lending
-	 * take only the ids' capabilities, in the host's user namespace. */
+	 * take only the ids' capabilities, and ids its namespace maps. */
 	if (!box || geteuid() != 0 || (i->set_uid && i->uid != 0) ||
-	    !identity_has_caps(IDENTITY_MAP_CAPS) || !identity_host_userns())
+	    !identity_has_caps(IDENTITY_MAP_CAPS))
 		return 0;
 	pw = getpwnam("nobody");
-	*uid = pw ? pw->pw_uid : 65534;
+	u = pw ? pw->pw_uid : 65534;
 	/* --group G (not 0) stands for gid 0 there. */
 	if (i->set_gid && i->gid != 0) {
-		*gid = i->gid;
-		return 1;
+		g = i->gid;
+	} else {
+		gr = getgrnam("nogroup");
+		if (!gr)
+			gr = getgrnam("nobody");
+		g = gr ? gr->gr_gid : 65534;
 	}
-	gr = getgrnam("nogroup");
-	if (!gr)
-		gr = getgrnam("nobody");
-	*gid = gr ? gr->gr_gid : 65534;
+	if (!identity_mapped("uid_map", u) || !identity_mapped("gid_map", g))
+		return 0;
+	*uid = u;
+	*gid = g;
 	return 1;
 }

@@ -23,10 +23,10 @@ struct identity {
 int identity_parse_id(const char *s, uint32_t *out);
 
 /* Whether proctord takes root's ways: uid 0 with CAP_SYS_ADMIN, CAP_SETUID,
- * CAP_SETGID and CAP_CHOWN in its effective set, in the host's user
- * namespace. Otherwise (any other uid, a container's root without
- * CAP_SYS_ADMIN, root of a user namespace) it takes the rootless ones: the
- * program in a user namespace of its own mapping proctord's ids only. */
+ * CAP_SETGID and CAP_CHOWN in its effective set (in a user namespace, only
+ * for the ids it maps). Otherwise (any other uid, a container's root
+ * without CAP_SYS_ADMIN) it takes the rootless ones: the program in a user
+ * namespace of its own mapping proctord's ids only. */
 int identity_root(void);
 /* Whether every capability of mask (IDENTITY_BIT(CAP_...) ored) is in
  * proctord's effective set. */
@@ -56,7 +56,9 @@ int identity_child_ids(const struct identity *i, const char **what);
  * uid and gid 0 are a user namespace's, mapped to the host's nobody and
  * nogroup, or --group's gid if it names another (their ids in *uid and
  * *gid, 65534 where the names are missing), so that nothing the program
- * makes or touches is root's on the host. Returns 1 if so, 0 otherwise. */
+ * makes or touches is root's on the host. It takes CAP_SETUID, CAP_SETGID
+ * and CAP_CHOWN (not CAP_SYS_ADMIN), and both ids mapped in proctord's user
+ * namespace. Returns 1 if so, 0 otherwise (*uid and *gid untouched). */
 int identity_box_root(const struct identity *i, int box, uid_t *uid, gid_t *gid);
 
 #endif

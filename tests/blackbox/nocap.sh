@@ -6,7 +6,7 @@
 
 . "$(dirname "$0")/box-lib.sh"
 
-for tool in capsh setpriv unshare; do
+for tool in capsh setpriv unshare nsenter; do
 	if ! command -v "$tool" >/dev/null; then
 		echo "1..0 # SKIP no $tool here"
 		exit 0
@@ -77,6 +77,33 @@ as nosysadmin capsh --drop=cap_sys_admin -- -c "'exec \"\$0\" \"\$@\"'"
 pd_start --box "$BOX" --user nobody -- true
 check_eq "[uid 0 without CAP_SYS_ADMIN] --user is refused (exit 3)" 3 "$PD_RC"
 check_re "...saying why" "only root can run the program as another user \(proctord is uid 0 without CAP_SYS_ADMIN\)" "$(cat "$PD_ERR")"
+
+as userns unshare --user --map-root-user
+pd_start --box "$BOX" --user nobody -- true
+check_eq "[uid 0 of a user namespace mapping only 0] --user nobody is refused (exit 3)" 3 "$PD_RC"
+check_re "...saying it is not mapped" "--user nobody: uid [0-9]+ is not mapped in proctord's user namespace" "$(cat "$PD_ERR")"
+
+# A container's user namespace maps 65536 ids (tests/vm/container.sh):
+# root's ways there, --user nobody is nobody. A holder makes it, root
+# writes its maps, proctord enters it as its uid 0.
+cat >"$T/pd-wide" <<-EOF
+#!/bin/bash
+unshare --user -- sleep 600 &
+h=\$!
+while [ "\$(readlink /proc/\$h/ns/user)" = "\$(readlink /proc/self/ns/user)" ]; do sleep 0.01; done
+echo "0 0 65536" >/proc/\$h/uid_map && echo "0 0 65536" >/proc/\$h/gid_map &&
+	nsenter --user=/proc/\$h/ns/user --setuid 0 --setgid 0 -- "$PROCTORD_BIN" "\$@"
+rc=\$?
+kill \$h
+exit \$rc
+EOF
+chmod 0755 "$T/pd-wide"
+PROCTORD="$T/pd-wide"
+bx_new
+bx_run "$T/tmp/o.wide" --user nobody -- sh -c "$P ids; echo by-nobody >/box/n"
+check_eq "[uid 0 of a user namespace mapping 65536 ids] --user nobody in a box runs as nobody" \
+	"uid=$(id -u nobody) gid=$ng groups=0;" "$(tr '\n' ';' <"$T/tmp/o.wide" 2>&1)" || diag "$(cat "$PD_ERR")"
+check_eq "...and what it writes in DIR is nobody's" "$(id -u nobody)" "$(stat -c %u "$BOX/n" 2>&1)"
 
 # --- what --check says there, and its readiness answer -------------------------
 # check_as WRAPPER ARGS...: proctord --check ARGS under the wrapper; CHK_RC, CHK_OUT.
