@@ -102,7 +102,7 @@ static int boxcheck_try(const void *arg, char *msg, size_t len)
 	/* Root's box maps its uid 0 to nobody, whose rights on the host its
 	 * init then has: the trial takes them before its namespace (mapping
 	 * the host's root would take CAP_SETFCAP there, which it has not). */
-	if (t->user_ns && geteuid() == 0 &&
+	if (t->user_ns && (t->uid != geteuid() || t->gid != getegid()) &&
 	    (setgroups(0, NULL) < 0 || setresgid(t->gid, t->gid, t->gid) < 0 ||
 	     setresuid(t->uid, t->uid, t->uid) < 0)) {
 		snprintf(msg, len, "taking uid %u: %s", (unsigned)t->uid, strerror(errno));

@@ -10,6 +10,7 @@
 
 #include "box.h"
 #include "boxcheck.h"
+#include "ctrcheck.h"
 #include "cgroup.h"
 #include "check.h"
 #include "checktry.h"
@@ -269,6 +270,7 @@ int check_run(struct options *o)
 		printf("\ncannot be honoured: %s\n", cg.tried);
 		n++;
 	}
+	ctrcheck_print(&o->cfg, stdout);
 	n += check_pidns(&o->cfg, stdout);
 	n += check_proc(&cg, &o->cfg.limits, stdout);
 	n += cgroup_unhonoured(&cg, &o->cfg.limits, NULL, NULL);

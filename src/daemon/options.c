@@ -45,7 +45,9 @@ static void options_usage(FILE *out)
 		"                       if the file has one); options override the file\n"
 		"  --check              print the settings, where each came from and what\n"
 		"                       enforces it, tried as a start would (nothing is\n"
-		"                       left), and what makes run times noisy; exit\n"
+		"                       left), what a container changes, and what makes\n"
+		"                       run times noisy; exit (--check --strict: 0 only if\n"
+		"                       all is enforced, the readiness check of a pod)\n"
 		"  --strict             a limit that cannot be honoured is an error\n"
 		"  --report FILE        write a JSON summary to FILE at the end (a new file\n"
 		"                       or a regular file of ours; - is stdout, /dev/fd/N\n"
@@ -146,7 +148,8 @@ static void options_usage(FILE *out)
 		"                       and the program goes on (implies --seccomp)\n"
 		"\n");
 	fprintf(out,
-		"Box (containment; as root, or rootless through a user namespace):\n"
+		"Box (containment; as root, else through a user namespace, as root\n"
+		"without CAP_SYS_ADMIN too):\n"
 		"  --box DIR            run the program in its own root and mount, PID, IPC,\n"
 		"                       UTS and network namespaces: read-only /usr (and\n"
 		"                       /bin, /lib...), the loader's and the JVM's files of\n"

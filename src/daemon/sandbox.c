@@ -4,6 +4,7 @@
 // file, and the teardown that undoes the start in reverse order.
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -781,7 +782,9 @@ static int sandbox_lend_dir(struct sandbox *sb, char *err, size_t errlen)
 	uid_t uid;
 	gid_t gid;
 
-	if (!sb->box.active || geteuid() != 0)
+	/* --user only as root (identity_prepare); the mapped uid 0 only
+	 * where proctord can chown (identity_box_root). */
+	if (!sb->box.active)
 		return 0;
 	if (sb->iso.set_uid && sb->iso.uid != 0)
 		uid = sb->iso.uid;
@@ -821,8 +824,15 @@ static int step_program(struct sandbox *sb, char *err, size_t errlen)
 	errno = saved;
 	if (r < 0) {
 		if (sb->child.pidns_err && sb->box.active)
-			snprintf(err, errlen, "error: cannot make the box's namespaces (%s)",
-				 strerror(sb->child.pidns_err));
+			snprintf(err, errlen, "error: cannot make the box's namespaces (%s)%s",
+				 strerror(sb->child.pidns_err),
+				 geteuid() == 0 && !identity_has_caps(IDENTITY_BIT(CAP_SYS_ADMIN))
+					 ? ": proctord is uid 0 without CAP_SYS_ADMIN, and its box's "
+					   "user namespace must map uid 0, to itself (CAP_SETFCAP) or "
+					   "to nobody (CAP_SETUID, CAP_SETGID, CAP_CHOWN): grant those "
+					   "(Podman and Docker do by default) or run proctord as "
+					   "another user"
+					 : "");
 		else if (sb->child.pidns_err)
 			snprintf(err, errlen,
 				 "error: cannot make a PID namespace for the program (%s): it "

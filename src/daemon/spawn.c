@@ -698,18 +698,6 @@ int spawn_plan_check_rlimits(const struct spawn_rlimit *rl, size_t n, const uint
 	return 0;
 }
 
-/* Whether proctord holds capability cap in its effective set. */
-static int spawn_has_cap(int cap)
-{
-	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
-	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
-
-	memset(d, 0, sizeof d);
-	if (syscall(SYS_capget, &h, d) < 0)
-		return 0;
-	return ((d[cap / 32].effective >> (cap % 32)) & 1u) != 0;
-}
-
 /* fs.nr_open, the ceiling of RLIMIT_NOFILE; 0 if unknown. */
 static uint64_t spawn_nr_open(void)
 {
@@ -733,7 +721,7 @@ static int spawn_plan_limits(struct spawn_plan *p, const struct spawn_config *c,
 	struct limits none;
 	uint64_t cur[SPAWN_MAX_RLIMITS];
 	int userns = p->c.pidns == SPAWN_PIDNS_USER || p->c.pidns == SPAWN_PIDNS_USER_ROOT;
-	int cap = spawn_has_cap(CAP_SYS_RESOURCE);
+	int cap = identity_has_caps(IDENTITY_BIT(CAP_SYS_RESOURCE));
 
 	limits_init(&none);
 	p->n_rlimits = spawn_plan_rlimits(p->rlimits, c->limits ? c->limits : &none, c->nproc);
@@ -757,12 +745,12 @@ static int spawn_plan_limits(struct spawn_plan *p, const struct spawn_config *c,
  * namespace the program's capabilities are gone by then). */
 int spawn_unshare_refused(int box, int net, int ipc, char *err, size_t errlen)
 {
-	if (box || !(net || ipc) || geteuid() == 0 || spawn_has_cap(CAP_SYS_ADMIN))
+	if (box || !(net || ipc) || identity_has_caps(IDENTITY_BIT(CAP_SYS_ADMIN)))
 		return 0;
 	snprintf(err, errlen,
-		 "--%s: only root can give the program %s of its own (proctord runs as uid %u)",
+		 "--%s: only root can give the program %s of its own (proctord runs as uid %u%s)",
 		 net ? "unshare-net" : "unshare-ipc", net ? "a network namespace" : "IPC namespaces",
-		 (unsigned)geteuid());
+		 (unsigned)geteuid(), geteuid() == 0 ? ", without CAP_SYS_ADMIN" : "");
 	return -1;
 }
 
@@ -896,6 +884,48 @@ static long spawn_fork_pidns(int *pidfd)
 	return pid;
 }
 
+/* No clone3 for a user namespace (Podman's and Docker's default seccomp
+ * profiles make it ENOSYS, and refuse clone's namespace flags without
+ * CAP_SYS_ADMIN, but allow unshare): a helper forked from proctord
+ * unshares the user and PID namespaces and clones the init as proctord's
+ * own child (CLONE_PARENT), first of the new PID namespace; it sends the
+ * init's pid and ends. Returns the init's pid (0 in the init), or -1. */
+static long spawn_fork_userns(int *pidfd)
+{
+	int p[2], st;
+	long pid = -1, helper;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	helper = fork();
+	if (helper == 0) {
+		close(p[0]);
+		if (unshare(CLONE_NEWUSER) == 0 && unshare(CLONE_NEWPID) == 0)
+			pid = syscall(SYS_clone, CLONE_PARENT | SIGCHLD, 0, 0, 0, 0);
+		if (pid == 0) {
+			close(p[1]);
+			return 0;
+		}
+		if (pid < 0)
+			pid = -(long)errno;
+		_exit(write(p[1], &pid, sizeof pid) == (ssize_t)sizeof pid ? 0 : 1);
+	}
+	close(p[1]);
+	if (helper > 0 && read(p[0], &pid, sizeof pid) != (ssize_t)sizeof pid)
+		pid = -EPROTO;
+	close(p[0]);
+	if (helper < 0)
+		return -1;
+	while (waitpid((pid_t)helper, &st, 0) < 0 && errno == EINTR)
+		;
+	if (pid < 0) {
+		errno = (int)-pid;
+		return -1;
+	}
+	*pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+	return pid;
+}
+
 static uint64_t spawn_ns_flags(enum spawn_pidns ns)
 {
 	return ns == SPAWN_PIDNS_USER || ns == SPAWN_PIDNS_USER_ROOT ? CLONE_NEWUSER | CLONE_NEWPID
@@ -905,9 +935,15 @@ static uint64_t spawn_ns_flags(enum spawn_pidns ns)
 
 enum spawn_pidns spawn_pidns_wanted(void)
 {
-	/* Root makes the PID namespace; anybody else needs a user namespace
-	 * to own it (which maps only the caller's own ids). */
-	return geteuid() == 0 ? SPAWN_PIDNS : SPAWN_PIDNS_USER;
+	/* Root makes the PID namespace. Anybody else needs a user namespace
+	 * to own it, which maps only the caller's own ids: a container's root
+	 * without CAP_SYS_ADMIN too, where it may map uid 0 (CAP_SETFCAP);
+	 * without that, the plain one is tried, and refused. */
+	if (geteuid() != 0)
+		return SPAWN_PIDNS_USER;
+	if (identity_has_caps(IDENTITY_BIT(CAP_SYS_ADMIN)))
+		return SPAWN_PIDNS;
+	return identity_has_caps(IDENTITY_BIT(CAP_SETFCAP)) ? SPAWN_PIDNS_USER : SPAWN_PIDNS;
 }
 
 int spawn_pidns_probe(enum spawn_pidns ns)
@@ -920,10 +956,10 @@ int spawn_pidns_probe(enum spawn_pidns ns)
 	args.flags = spawn_ns_flags(ns);
 	args.exit_signal = SIGCHLD;
 	pid = syscall(SYS_clone3, &args, sizeof args);
-	if (pid < 0 && errno == ENOSYS && ns == SPAWN_PIDNS) {
+	if (pid < 0 && errno == ENOSYS && ns != SPAWN_PIDNS_NONE) {
 		int fd = -1;
 
-		pid = spawn_fork_pidns(&fd);
+		pid = ns == SPAWN_PIDNS ? spawn_fork_pidns(&fd) : spawn_fork_userns(&fd);
 		if (fd >= 0)
 			close(fd);
 	}
@@ -1019,6 +1055,11 @@ static long spawn_clone_ns(const struct spawn_plan *p, struct spawn_run *r, int 
 {
 	long pid = spawn_clone(p, spawn_ns_flags(r->ns), pidfd, &r->cloned_into);
 
+	if (pid < 0 && errno == ENOSYS &&
+	    (r->ns == SPAWN_PIDNS_USER || r->ns == SPAWN_PIDNS_USER_ROOT)) {
+		r->cloned_into = 0;
+		pid = spawn_fork_userns(pidfd);
+	}
 	/* No user namespace for uid 0 (no clone3 under valgrind; EPERM in a
 	 * chroot, as some containers run): the plain PID namespace, uid 0 the
 	 * host's without capabilities, which the caller warns of. */
