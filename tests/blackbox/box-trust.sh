@@ -90,7 +90,7 @@ wait0 "$T/tmp/run.fifo2"
 t1=$(now_us)
 check_re "[$who] --stdout, a FIFO left in DIR: failed stdout at once" \
 	"^failed stdout: $BOX/out.fifo: No such device or address" "$ANS_STATUS" || ans_diag
-check_range "...both within 6 s (the set-up never waits on them)" 0 6000000 $((t1 - t0))
+check_range "...both within 15 s, not at the 20 s wall time (the set-up never waits on them)" 0 15000000 $((t1 - t0))
 # The judge's own FIFO, outside DIR, is waited on as ever.
 mkfifo "$T/tmp/judge.fifo"
 chmod 0666 "$T/tmp/judge.fifo"
@@ -207,7 +207,7 @@ bx_run "$T/tmp/o.fifo" --wall-time 20s --ro-bind "$PROGS/probe:/box/fifo" -- /bi
 t1=$(now_us)
 check_re "[$who] a FIFO in DIR where a file is bound: failed setup at once, naming it" \
 	"^failed setup: /box/fifo: Invalid argument" "$ANS_STATUS" || ans_diag
-check_range "...within 3 s (the set-up never blocks on it)" 0 3000000 $((t1 - t0))
+check_range "...within 10 s, not at the 20 s wall time (the set-up never blocks on it)" 0 10000000 $((t1 - t0))
 bx_run "$T/tmp/o.dir" --ro-bind "$PROGS:/box/fifo" -- /bin/true
 check_re "[$who] ...and where a directory is bound: failed setup" \
 	"^failed setup: /box/fifo: Not a directory" "$ANS_STATUS" || ans_diag

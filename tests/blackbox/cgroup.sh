@@ -235,8 +235,12 @@ else
 	check_eq "as nobody, --check says the cgroup limits cannot be honoured (exit 3)" 3 "$?"
 	check_re "...and why" "memory_max cannot be honoured: .*(Permission denied|Read-only|not available)" "$out"
 	check_re "...and falls back to /proc for the figures" $'\ncpu +CPU clocks' "$out"
+	# Long enough that the tree is still there when checked, under
+	# valgrind on a loaded machine too.
+	wall=1s
+	vg_on && wall=4s
 	timeout "$T_OP" setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
-		"$PROCTORD" --daemonize --dir "$u/sb" --pids 64 --wall-time 500ms -- \
+		"$PROCTORD" --daemonize --dir "$u/sb" --pids 64 --wall-time "$wall" -- \
 		"$PROGS/tree" "$u/tree.lock" "$u/tree.ready" >"$T/nobody.out" 2>"$T/nobody.err"
 	check_eq "as nobody, proctord starts with --pids 64" 0 "$?"
 	# Without a pids cgroup, RLIMIT_NPROC in the program's user namespace
