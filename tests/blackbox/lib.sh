@@ -29,6 +29,13 @@ vg_on() { [ "${PROCTORD_VALGRIND:-0}" = 1 ]; }
 # A sanitizer build (meson's b_sanitize; the environment from meson.build):
 # its timing checks are skipped and its scripts run side by side.
 san_on() { [ "${PROCTOR_SANITIZED:-0}" = 1 ]; }
+# There, LeakSanitizer's check at each instrumented process's exit is a third
+# of the suite's CPU, and the scripts of the valgrind suite check proctord for
+# leaks already: off here unless PROCTOR_TEST_LEAKS=1 (the unit tests and the
+# fuzzers keep it).
+if san_on && [ "${PROCTOR_TEST_LEAKS:-0}" != 1 ]; then
+	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+fi
 
 # Limit for anything that should be instant. A hang must fail a test, not block
 # the suite, but a loaded 2-core machine can stall a few seconds.
