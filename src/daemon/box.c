@@ -216,7 +216,53 @@ static size_t box_depth(const char *p)
 	return d;
 }
 
-/* The caller's binds, parents before what they hold: "SRC" or "SRC:DST". */
+/* Whether path is top or below it. */
+static int box_path_under(const char *path, const char *top)
+{
+	size_t len = strlen(top);
+
+	if (len == 1 && top[0] == '/')
+		return 1;
+	return strncmp(path, top, len) == 0 && (path[len] == '\0' || path[len] == '/');
+}
+
+/* Free what one step holds. */
+static void box_step_free(struct box_step *s)
+{
+	if (s->src_fd >= 0)
+		close(s->src_fd);
+	free(s->path);
+	free(s->staged);
+	free(s->src);
+	free(s->real);
+	free(s->data);
+	for (size_t j = 0; j < sizeof s->staged_ro / sizeof s->staged_ro[0]; j++)
+		free(s->staged_ro[j]);
+}
+
+/* A bind at dst wins over what an earlier step put at dst or below it (a
+ * bind of the host's /etc over the box's ld.so.cache and passwd, a second
+ * bind on one path), as isolate's later rules replace its defaults: that
+ * step is dropped, not mounted and then hidden (its read-only remount
+ * would reach the new bind's file, not a mount point). DIR at /box stays. */
+static void box_drop_under(struct box *b, const char *dst)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < b->n_steps; i++) {
+		struct box_step *s = &b->steps[i];
+
+		if (strcmp(s->path, "/box") != 0 && box_path_under(s->path, dst)) {
+			box_step_free(s);
+			continue;
+		}
+		b->steps[kept++] = *s;
+	}
+	b->n_steps = kept;
+}
+
+/* The caller's binds, parents before what they hold: "SRC" or "SRC:DST".
+ * A bind replaces what the box or an earlier bind had at DST or below. */
 static int box_add_user_binds(struct box *b, const struct config *c, char *err, size_t errlen)
 {
 	struct {
@@ -264,6 +310,7 @@ static int box_add_user_binds(struct box *b, const struct config *c, char *err, 
 				free(src);
 				return -1;
 			}
+			box_drop_under(b, dst);
 			fd = box_open_source(src, opt, err, errlen);
 			if (fd < 0 || box_add_bind(b, fd, src, dst, all[i].ro, err, errlen) < 0) {
 				free(src);
@@ -519,16 +566,6 @@ int box_reaches(const struct box *b, const char *path)
 	return reached;
 }
 
-/* Whether path is top or below it. */
-static int box_path_under(const char *path, const char *top)
-{
-	size_t len = strlen(top);
-
-	if (len == 1 && top[0] == '/')
-		return 1;
-	return strncmp(path, top, len) == 0 && (path[len] == '\0' || path[len] == '/');
-}
-
 /* Whether p is absolute with only plain names: no ".", "..", empty name
  * nor trailing "/" (what the string alone says where it leads). */
 static int box_path_plain(const char *p)
@@ -591,19 +628,8 @@ int box_check_program(const struct box *b, const char *prog, char *err, size_t e
 
 void box_free(struct box *b)
 {
-	for (size_t i = 0; i < b->n_steps; i++) {
-		struct box_step *s = &b->steps[i];
-
-		if (s->src_fd >= 0)
-			close(s->src_fd);
-		free(s->path);
-		free(s->staged);
-		free(s->src);
-		free(s->real);
-		free(s->data);
-		for (size_t j = 0; j < sizeof s->staged_ro / sizeof s->staged_ro[0]; j++)
-			free(s->staged_ro[j]);
-	}
+	for (size_t i = 0; i < b->n_steps; i++)
+		box_step_free(&b->steps[i]);
 	free(b->steps);
 	memset(b, 0, sizeof *b);
 }

@@ -163,7 +163,7 @@ static void options_usage(FILE *out)
 		"  --tmp-size SIZE      size of the box's /tmp and /dev/shm (64MiB)\n"
 		"  --ro-bind SRC[:DST]  more of the host in the box, read-only (repeatable);\n"
 		"                       both absolute; DST below /box or a bind must exist\n"
-		"                       already\n"
+		"                       already; it replaces what the box had at DST\n"
 		"  --bind SRC[:DST]     ... read-write (repeatable)\n"
 		"  --share-net          keep the host's network in the box\n"
 		"\n"

@@ -145,6 +145,14 @@ chmod 0777 "$T/tmp/rw"
 bx_run "$T/tmp/o.bind" --bind "$T/tmp/rw:/data/rw" -- sh -c 'echo kept >/data/rw/f && echo written'
 check_eq "[$who] --bind SRC:DST is read-write, and what is written there is on the host" \
 	"written kept" "$(cat "$T/tmp/o.bind" "$T/tmp/rw/f" 2>&1 | tr '\n' ' ' | sed 's/ $//')"
+# A bind wins over what the box put at its path or below (isolate's
+# --dir=/etc=/etc, CMS's compilations; -d /etc:noexec, judge0's runs): the
+# host's whole /etc, its ld.so.cache and passwd, not the box's.
+bx_run "$T/tmp/o.etc" --ro-bind /etc --ro-bind /etc/alternatives -- sh -c \
+	'cat /etc/hostname; grep -c "" /etc/passwd; test -e /etc/ld.so.cache && echo cache'
+check_eq "[$who] --ro-bind /etc (with /etc/alternatives in it too) replaces the box's /etc" \
+	"$(cat /etc/hostname);$(grep -c "" /etc/passwd);cache;" "$(tr '\n' ';' <"$T/tmp/o.etc")" ||
+	{ ans_diag; diag "$(cat "$T/tmp/o.etc.err")"; }
 if [ -x "$PROGS/cxxthreads" ]; then
 	bx_run "$T/tmp/o.cxx" -- /progs/cxxthreads 4
 	check_eq "[$who] a C++ program with 4 threads runs" "exited 0" "$ANS_STATUS" ||

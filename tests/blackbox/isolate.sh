@@ -42,7 +42,7 @@ j0() { # MODE LIMITS... : judge0's run line on run.sh = "./isoprog MODE"
 	shift
 	"$ISO" --cg -s -b 7 -M "$W/metadata.txt" --stderr-to-stdout "$@" -k 64000 -p60 --cg-timing \
 		--cg-mem=128000 -f 1024 -E HOME=/tmp -E PATH="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
-		-E LANG -E LANGUAGE -E LC_ALL --run -- /bin/bash run.sh \
+		-E LANG -E LANGUAGE -E LC_ALL -d /etc:noexec --run -- /bin/bash run.sh \
 		<"$W/stdin.txt" >"$W/stdout.txt" 2>"$W/stderr.txt"
 }
 cp "$PROGS/isoprog" "$W/box/"
@@ -89,6 +89,20 @@ mkdir -p "$O/home" && chmod 0777 "$O/home"
 check_eq "CMS: --cleanup then --init exit 0" "0" "$?"
 cp "$PROGS/isoprog" "$O/home/"
 echo "20 22" >"$O/home/input.txt"
+# CMS's compilation: the host's /etc over the box's, gcc -static.
+printf '#include <stdio.h>\nint main(void) { puts("compiled"); return 0; }\n' >"$O/home/hello.c"
+if [ -x /usr/bin/gcc ]; then
+	"$ISO" --cg --box-id=2 --chdir=/tmp --dir=/tmp="$O/home":rw --dir=/dev/shm:tmp \
+		--dir=/etc/alternatives=/etc/alternatives --dir=/etc=/etc --full-env --env=HOME=/tmp \
+		--cg-mem=524288 --stdout=/tmp/compilation_stdout_0.txt --processes=1000 \
+		--stderr=/tmp/compilation_stderr_0.txt --time=10 --wall-time=21 --meta="$O/run.meta.0" \
+		--run -- /usr/bin/gcc -DEVAL -std=gnu11 -O2 -pipe -static -s -o hello hello.c -lm 2>"$T/iso.err"
+	check_eq "CMS: its compilation line (--dir=/etc=/etc) compiles: exit 0, exitcode:0, the program runs" \
+		"0:exitcode:0:compiled" "$?:$(grep exitcode "$O/run.meta.0"):$("$O/home/hello" 2>&1)" ||
+		diag "$(cat "$T/iso.err" "$O/home/compilation_stderr_0.txt" "$O/run.meta.0")"
+else
+	skip "CMS: its compilation line" "no /usr/bin/gcc"
+fi
 cms() { # MEM TIME WALL PROGRAM...: CMS's evaluation line
 	local mem=$1 t=$2 w=$3
 	shift 3
