@@ -22,10 +22,13 @@ CONF
 export PROCTOR_ISOLATE_CONFIG="$T/isolate.conf"
 
 # The meta file with its figures made words: time and time-wall must have
-# three decimals, cg-mem be a count; lines joined with "|".
+# three decimals, max-rss, the context switches and cg-mem be counts; lines
+# joined with "|". RU: isolate's rusage keys, after time-wall.
 meta_shape() {
-	sed -E 's/^(time|time-wall):[0-9]+\.[0-9]{3}$/\1:T/; s/^cg-mem:[0-9]+$/cg-mem:N/' "$1" | tr '\n' '|'
+	sed -E 's/^(time|time-wall):[0-9]+\.[0-9]{3}$/\1:T/
+		s/^(max-rss|csw-voluntary|csw-forced|cg-mem):[0-9]+$/\1:N/' "$1" | tr '\n' '|'
 }
+RU="max-rss:N|csw-voluntary:N|csw-forced:N|"
 meta_get() { sed -n "s/^$2://p" "$1"; }
 # seconds "1.234" as ms
 ms() { local s=${1/./}; [[ $s =~ ^[0-9]+$ ]] && echo $((10#$s)); }
@@ -51,11 +54,15 @@ j0 sum -t 5.0 -x 1.0 -w 10.0
 check_eq "judge0: a right answer: exit 0, the sum on stdout, nothing on stderr (-s)" \
 	"0:7:" "$?:$(cat "$W/stdout.txt"):$(cat "$W/stderr.txt")"
 check_eq "...meta: time, time-wall, cg-mem, exitcode:0 and no status" \
-	"time:T|time-wall:T|cg-mem:N|exitcode:0|" "$(meta_shape "$W/metadata.txt")"
+	"time:T|time-wall:T|${RU}cg-mem:N|exitcode:0|" "$(meta_shape "$W/metadata.txt")"
+
+j0 "alloc 40" -t 5.0 -x 1.0 -w 10.0
+check_range "judge0: max-rss is ru_maxrss in KiB, as isolate's: a program that touched 40 MiB (KiB)" \
+	40960 65536 "$(meta_get "$W/metadata.txt" max-rss)"
 
 j0 "exit 3" -t 5.0 -x 1.0 -w 10.0
 check_eq "judge0: exit 3 is RE, exit status 1" \
-	"1:time:T|time-wall:T|cg-mem:N|exitcode:3|status:RE|message:Exited with error status 3|" \
+	"1:time:T|time-wall:T|${RU}cg-mem:N|exitcode:3|status:RE|message:Exited with error status 3|" \
 	"$?:$(meta_shape "$W/metadata.txt")"
 
 j0 segv -t 5.0 -x 1.0 -w 10.0
@@ -64,14 +71,14 @@ check_eq "judge0: a crash under bash is bash's exit 139 (isolate reports the mai
 
 j0 loop -t 0.3 -x 0 -w 5.0
 check_eq "judge0: an endless loop under -t 0.3 -x 0 is TO, killed" \
-	"1:status:TO|message:Time limit exceeded|killed:1|time:T|time-wall:T|cg-mem:N|" \
+	"1:status:TO|message:Time limit exceeded|killed:1|time:T|time-wall:T|${RU}cg-mem:N|" \
 	"$?:$(meta_shape "$W/metadata.txt")"
 native timing check_range "...killed within 50 ms of 0.3 s CPU, not at isolate's 100 ms polling (ms)" \
 	300 350 "$(ms "$(meta_get "$W/metadata.txt" time)")"
 
 j0 "burn 300" -t 0.1 -x 1.0 -w 5.0
 check_eq "judge0: ending by itself past -t, before -x (absolute), is TO without killed nor exitcode" \
-	"1:time:T|time-wall:T|cg-mem:N|status:TO|message:Time limit exceeded|" \
+	"1:time:T|time-wall:T|${RU}cg-mem:N|status:TO|message:Time limit exceeded|" \
 	"$?:$(meta_shape "$W/metadata.txt")"
 
 echo judge0 >"$W/compile_output.txt"
@@ -116,23 +123,23 @@ check_eq "CMS: a right answer: exit 0, the output in its /tmp, isolate's OK line
 	"0:42:OK" "$?:$(cat "$O/home/output.txt"):$(cut -c1-2 "$T/iso.err")"
 check_re "...the OK line gives CPU and wall seconds as isolate does" \
 	'^OK \([0-9]+\.[0-9]{3} sec real, [0-9]+\.[0-9]{3} sec wall\)$' "$(cat "$T/iso.err")"
-check_eq "...meta: no status, exitcode:0" "time:T|time-wall:T|cg-mem:N|exitcode:0|" "$(meta_shape "$O/run.meta.0")"
+check_eq "...meta: no status, exitcode:0" "time:T|time-wall:T|${RU}cg-mem:N|exitcode:0|" "$(meta_shape "$O/run.meta.0")"
 check_eq "...the output is the box user's (first_uid + 2)" "61002" "$(stat -c %u "$O/home/output.txt")"
 
 cms 131072 0.5 2 ./isoprog segv
 check_eq "CMS: SIGSEGV is SG with exitsig:11, exit status 1" \
-	"1:time:T|time-wall:T|cg-mem:N|exitsig:11|status:SG|message:Caught fatal signal 11|:Caught fatal signal 11" \
+	"1:time:T|time-wall:T|${RU}cg-mem:N|exitsig:11|status:SG|message:Caught fatal signal 11|:Caught fatal signal 11" \
 	"$?:$(meta_shape "$O/run.meta.0"):$(cat "$T/iso.err")"
 
 cms 32768 2 4 ./isoprog alloc 200
 check_eq "CMS: past --cg-mem is SG 9 with cg-oom-killed:1 (CMS: memory limit exceeded)" \
-	"1:time:T|time-wall:T|cg-mem:N|cg-oom-killed:1|exitsig:9|status:SG|message:Caught fatal signal 9|" \
+	"1:time:T|time-wall:T|${RU}cg-mem:N|cg-oom-killed:1|exitsig:9|status:SG|message:Caught fatal signal 9|" \
 	"$?:$(meta_shape "$O/run.meta.0")"
 check_range "...cg-mem is the peak in KiB, at the limit" 30000 32768 "$(meta_get "$O/run.meta.0" cg-mem)"
 
 cms 131072 0.5 0.5 ./isoprog sleep
 check_eq "CMS: a sleeper is TO with \"wall\" in the message, killed" \
-	"1:status:TO|message:Time limit exceeded (wall clock)|killed:1|time:T|time-wall:T|cg-mem:N|" \
+	"1:status:TO|message:Time limit exceeded (wall clock)|killed:1|time:T|time-wall:T|${RU}cg-mem:N|" \
 	"$?:$(meta_shape "$O/run.meta.0")"
 
 cms 131072 0.5 2 ./missing
@@ -167,7 +174,7 @@ wait_for "$T_OP" test -p "$T/locks/2.run/wait"
 kill -TERM "$(pgrep -P "$first")"
 wait "$first"
 check_eq "SIGTERM to proctor-isolate ends the run at once: SG Interrupted, exitsig:15, killed, exit status 1" \
-	"1:exitsig:15|status:SG|message:Interrupted|killed:1|time:T|time-wall:T|cg-mem:N|" \
+	"1:exitsig:15|status:SG|message:Interrupted|killed:1|time:T|time-wall:T|${RU}cg-mem:N|" \
 	"$?:$(meta_shape "$O/run.meta.0")"
 check_range "...in well under the 10 s wall limit (ms)" 0 3000 "$(ms "$(meta_get "$O/run.meta.0" time-wall)")"
 
