@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <linux/capability.h>
 #include <linux/openat2.h>
 #include <linux/keyctl.h>
@@ -123,11 +124,58 @@ static int spawn_child_is_fifo(const char *path, int in_box)
 	return fifo;
 }
 
+/* A FIFO in DIR or a read-write bind that the program could not have made
+ * nor put there (CMS's Communication tasks: the judge's FIFOs in a
+ * directory bound read-write): neither the FIFO nor its directory is the
+ * program's user's (the file-system uid taken for the open), and no group
+ * or other may write to the directory, so no entry of it can have changed
+ * since the judge made it. Opened through that directory, waiting for its
+ * peer. Returns the descriptor, or -1 with ENXIO when the program could
+ * have put it there, or another errno. */
+static int spawn_child_open_judge_fifo(const char *path, int flags, int in_box)
+{
+	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+			       .resolve = RESOLVE_NO_SYMLINKS};
+	const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+	uid_t fsuid = (uid_t)setfsuid((uid_t)-1);
+	struct stat ds, fs, st;
+	char dir[PATH_MAX];
+	int dfd, pfd = -1, fd = -1, saved;
+	size_t len = !slash ? 1 : slash == path ? 1 : (size_t)(slash - path);
+
+	if (len >= sizeof dir || !*name) {
+		errno = ENXIO;
+		return -1;
+	}
+	memcpy(dir, slash ? path : ".", len);
+	dir[len] = '\0';
+	dfd = spawn_child_open_how(dir, in_box, &how);
+	if (dfd >= 0)
+		pfd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	errno = ENXIO;
+	if (pfd >= 0 && fstat(dfd, &ds) == 0 && fstat(pfd, &fs) == 0 && S_ISFIFO(fs.st_mode) &&
+	    ds.st_uid != fsuid && fs.st_uid != fsuid && !(ds.st_mode & (S_IWGRP | S_IWOTH)))
+		fd = openat(dfd, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_dev != fs.st_dev || st.st_ino != fs.st_ino)) {
+		close(fd);
+		fd = -1;
+		errno = ENXIO;
+	}
+	saved = errno;
+	if (pfd >= 0)
+		close(pfd);
+	if (dfd >= 0)
+		close(dfd);
+	errno = saved;
+	return fd;
+}
+
 /* In a box, a FIFO where the program could have made it (reached: DIR, a
  * read-write bind) is refused at once (ENXIO), since nothing would ever
- * open its other end; the judge's own FIFO elsewhere is opened as outside
- * a box, waiting for its peer. Anything else is opened without blocking,
- * so that a FIFO put there meanwhile is caught too. */
+ * open its other end, unless the program could not have put it there
+ * (spawn_child_open_judge_fifo); the judge's own FIFO elsewhere is opened
+ * as outside a box, waiting for its peer. Anything else is opened without
+ * blocking, so that a FIFO put there meanwhile is caught too. */
 static int spawn_child_open_path(const char *path, int flags, int in_box, int reached)
 {
 	struct open_how how = {.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY),
@@ -136,10 +184,8 @@ static int spawn_child_open_path(const char *path, int flags, int in_box, int re
 	int fifo = in_box && spawn_child_is_fifo(path, in_box), fd;
 	struct stat st;
 
-	if (fifo && reached) {
-		errno = ENXIO;
-		return -1;
-	}
+	if (fifo && reached)
+		return spawn_child_open_judge_fifo(path, flags, in_box);
 	if (in_box && !fifo)
 		how.flags |= O_NONBLOCK;
 	fd = spawn_child_open_how(path, in_box, &how);

@@ -150,6 +150,82 @@ check_eq "CMS: a program that cannot be executed is RE 127 (isolate 2.x), execve
 check_eq "...and XX with isolate 1.8's message when the line is 1.x's (--cg-timing), as judge0 expects" \
 	"2:status:XX|message:execve(\"./missing\"): No such file or directory|" "$?:$(tr '\n' '|' <"$T/v1.meta")"
 
+# CMS's Communication task, as its Communication.py sets it up: for each
+# user process i a directory of FIFOs (mkdtemp, then 0755; the FIFOs 0666,
+# the judge's), bound read-write at /fifoI in the manager's box and in user
+# i's; the manager opens them by name, each user's stdin and stdout are
+# redirected to them; all N+1 run at once.
+cat >"$T/manager" <<-'MGR'
+	#!/bin/bash
+	# Builtins only (--processes=1): send "a b+i" to user i, check the sum.
+	read -r a b
+	i=0 right=0
+	while [ $# -ge 2 ]; do
+		exec 3>"$2"
+		echo "$a $((b + i))" >&3
+		exec 3>&- 4<"$1"
+		read -r got <&4
+		exec 4<&-
+		[ "$got" = "$((a + b + i))" ] && right=$((right + 1))
+		i=$((i + 1))
+		shift 2
+	done
+	[ "$right" = "$i" ] && echo 1.0 || echo 0.0
+	echo "$right of $i right" >&2
+MGR
+comm_box() { # BOX OUTER: --init, and the outer directory CMS makes (home 0755)
+	"$ISO" --box-id="$1" --cg --cleanup && "$ISO" --box-id="$1" --cg --init >/dev/null &&
+		mkdir -p "$2/home" && : >"$2/home/stdout.txt" && : >"$2/home/stderr.txt" &&
+		chmod 0722 "$2/home/stdout.txt" "$2/home/stderr.txt" && chmod 0755 "$2/home"
+}
+comm_run() { # BOX OUTER LIMITS... -- PROGRAM...: CMS's evaluation_step_before_run
+	local box=$1 outer=$2
+	shift 2
+	"$ISO" --cg --box-id="$box" --chdir=/tmp --dir=/tmp="$outer/home":rw --dir=/dev/shm:tmp \
+		--dir=/etc/alternatives=/etc/alternatives "$@" 2>/dev/null
+}
+ncomm=2
+comm_box 10 "$T/comm-m" && install -m 0755 "$T/manager" "$T/comm-m/home/manager"
+echo "20 22" >"$T/comm-m/home/input.txt"
+mdirs=() margs=()
+for i in $(seq 0 $((ncomm - 1))); do
+	fifo[i]=$(mktemp -d "$T/fifo.XXXXXX") && chmod 0755 "${fifo[i]}"
+	mkfifo -m 0666 "${fifo[i]}/u${i}_to_m" "${fifo[i]}/m_to_u$i"
+	mdirs+=(--dir=/fifo$i="${fifo[i]}":rw)
+	margs+=("/fifo$i/u${i}_to_m" "/fifo$i/m_to_u$i")
+	comm_box $((11 + i)) "$T/comm-u$i" && cp "$PROGS/isoprog" "$T/comm-u$i/home/"
+done
+comm_run 10 "$T/comm-m" "${mdirs[@]}" --env=HOME=/tmp --fsize=1048576 --stdin=/tmp/input.txt \
+	--cg-mem=4194304 --stdout=/tmp/stdout.txt --processes=1 --stderr=/tmp/stderr.txt --time=10 \
+	--wall-time=21 --meta="$T/comm-m/run.meta.0" --run -- ./manager "${margs[@]}" &
+pids=($!)
+for i in $(seq 0 $((ncomm - 1))); do
+	comm_run $((11 + i)) "$T/comm-u$i" --dir=/fifo$i="${fifo[i]}":rw --env=HOME=/tmp \
+		--fsize=1048576 --stdin=/fifo$i/m_to_u$i --cg-mem=131072 --stdout=/fifo$i/u${i}_to_m \
+		--processes=1 --stderr=/tmp/stderr.txt --time=1 --wall-time=3 \
+		--meta="$T/comm-u$i/run.meta.0" --run -- ./isoprog sum "$i" &
+	pids+=($!)
+done
+rcs=""
+for p in "${pids[@]}"; do
+	wait "$p"
+	rcs="$rcs$?"
+done
+check_eq "CMS Communication: a manager and $ncomm users through the judge's FIFOs in read-write binds: all exit 0, the manager says 1.0" \
+	"000:1.0:2 of 2 right" "$rcs:$(cat "$T/comm-m/home/stdout.txt"):$(cat "$T/comm-m/home/stderr.txt")" ||
+	diag "$(cat "$T"/comm-*/run.meta.0)"
+check_eq "...each user's meta: exitcode:0, no status" "exitcode:0|exitcode:0|" \
+	"$(cat "$T/comm-u0/run.meta.0" "$T/comm-u1/run.meta.0" | grep -e exitcode -e status | tr '\n' '|')"
+# A FIFO in the user's own /tmp (CMS's home, where it may write) is not
+# the judge's: refused at once, as proctord refuses what a program plants.
+mkfifo -m 0666 "$T/comm-u0/home/planted"
+chmod 0777 "$T/comm-u0/home"
+comm_run 11 "$T/comm-u0" --stdin=/tmp/planted --wall-time=20 --meta="$T/comm-u0/run.meta.1" \
+	--run -- ./isoprog sum
+check_eq "...but a FIFO where the user may write (its /tmp, 0777) is refused at once, XX" \
+	"2:XX" "$?:$(meta_get "$T/comm-u0/run.meta.1" status)"
+for b in 10 11 12; do "$ISO" --box-id=$b --cg --cleanup; done
+
 # Busy: a first run holds the box while a second tries it.
 cms 131072 5 1 ./isoprog sleep &
 first=$!
