@@ -261,6 +261,25 @@ static void box_drop_under(struct box *b, const char *dst)
 	b->n_steps = kept;
 }
 
+/* --box-omit: what the box would have at each PATH and below is left out
+ * (isolate's --dir=PATH= on one of its default rules); DIR stays. */
+static int box_omit(struct box *b, const struct config *c, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < c->box_omit.n; i++) {
+		const char *p = c->box_omit.v[i];
+
+		if (box_path_ok(p) < 0 || box_path_under("/box", p)) {
+			snprintf(err, errlen,
+				 "--box-omit %s: an absolute path, not / nor /box (DIR stays), without "
+				 "..",
+				 p);
+			return -1;
+		}
+		box_drop_under(b, p);
+	}
+	return 0;
+}
+
 /* The caller's binds, parents before what they hold: "SRC" or "SRC:DST".
  * A bind replaces what the box or an earlier bind had at DST or below. */
 static int box_add_user_binds(struct box *b, const struct config *c, char *err, size_t errlen)
@@ -426,11 +445,12 @@ int box_prepare(struct box *b, const struct config *c, uid_t uid, gid_t gid, cha
 
 	memset(b, 0, sizeof *b);
 	if (!c->box) {
-		if (c->ro_bind.n || c->bind.n || c->share_net) {
+		if (c->ro_bind.n || c->bind.n || c->box_omit.n || c->share_net) {
 			snprintf(err, errlen, "--%s: only in a box (give --box DIR)",
-				 c->ro_bind.n ? "ro-bind"
-				 : c->bind.n  ? "bind"
-					      : "share-net");
+				 c->ro_bind.n	 ? "ro-bind"
+				 : c->bind.n	 ? "bind"
+				 : c->box_omit.n ? "box-omit"
+						 : "share-net");
 			return -1;
 		}
 		return 0;
@@ -469,7 +489,7 @@ int box_prepare(struct box *b, const struct config *c, uid_t uid, gid_t gid, cha
 	fd = sbdir_open_links(c->box, "--box", err, errlen);
 	if (fd < 0 || box_add_bind(b, fd, c->box, "/box", 0, err, errlen) < 0)
 		goto fail;
-	if (box_add_user_binds(b, c, err, errlen) < 0)
+	if (box_omit(b, c, err, errlen) < 0 || box_add_user_binds(b, c, err, errlen) < 0)
 		goto fail;
 	return 0;
 fail:

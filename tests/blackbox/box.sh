@@ -153,6 +153,10 @@ bx_run "$T/tmp/o.etc" --ro-bind /etc --ro-bind /etc/alternatives -- sh -c \
 check_eq "[$who] --ro-bind /etc (with /etc/alternatives in it too) replaces the box's /etc" \
 	"$(cat /etc/hostname);$(grep -c "" /etc/passwd);cache;" "$(tr '\n' ';' <"$T/tmp/o.etc")" ||
 	{ ans_diag; diag "$(cat "$T/tmp/o.etc.err")"; }
+bx_run "$T/tmp/o.omit" --box-omit /proc --box-omit /dev/shm --box-omit /etc/passwd -- sh -c \
+	'for p in /proc /dev/shm /etc/passwd /etc/group /dev/null; do [ -e $p ] && echo $p; done'
+check_eq "[$who] --box-omit /proc, /dev/shm, /etc/passwd: those are not in the box, the rest is" \
+	"/etc/group;/dev/null;" "$(tr '\n' ';' <"$T/tmp/o.omit")" || { ans_diag; diag "$(cat "$T/tmp/o.omit.err")"; }
 if [ -x "$PROGS/cxxthreads" ]; then
 	bx_run "$T/tmp/o.cxx" -- /progs/cxxthreads 4
 	check_eq "[$who] a C++ program with 4 threads runs" "exited 0" "$ANS_STATUS" ||
@@ -228,6 +232,8 @@ bad --box "$BOX" --ro-bind /nonexistent-proctor-src
 check_re "[$who] --ro-bind of a missing path: exit 2 before the start" '^rc 2: .*nonexistent-proctor-src.*No such file' "$BAD"
 bad --box "$BOX" --bind "relative:/x"
 check_re "[$who] --bind of a relative path: exit 2" '^rc 2: .*absolute' "$BAD"
+bad --box "$BOX" --box-omit /box
+check_re "[$who] --box-omit /box: exit 2, DIR stays" '^rc 2: .*--box-omit /box: .*DIR stays' "$BAD"
 bad --ro-bind /usr
 check_re "[$who] --ro-bind without --box: exit 2" '^rc 2: .*only in a box' "$BAD"
 # A program named by a host path that the box does not hold: refused before
