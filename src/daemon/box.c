@@ -646,6 +646,33 @@ int box_check_program(const struct box *b, const char *prog, char *err, size_t e
 	return -1;
 }
 
+int box_child_base(const struct box *b, const char *path, const char **rest)
+{
+	const struct box_step *best = NULL;
+	size_t best_len = 0;
+
+	if (!box_path_plain(path))
+		return -1;
+	for (size_t i = 0; i < b->n_steps; i++) {
+		const struct box_step *s = &b->steps[i];
+		const char *tops[2] = {s->src, s->real};
+
+		for (size_t j = 0; s->kind == BOX_BIND && s->is_dir && s->src_fd >= 0 && j < 2; j++) {
+			if (tops[j] && box_path_under(path, tops[j]) && strlen(tops[j]) > best_len) {
+				best = s;
+				best_len = strlen(tops[j]);
+			}
+		}
+	}
+	if (!best)
+		return -1;
+	for (*rest = path + best_len; **rest == '/'; (*rest)++)
+		;
+	if (!**rest)
+		*rest = ".";
+	return best->src_fd;
+}
+
 void box_free(struct box *b)
 {
 	for (size_t i = 0; i < b->n_steps; i++)

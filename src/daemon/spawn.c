@@ -97,20 +97,27 @@ static void spawn_report(int fd, enum spawn_stage stage, int err, const char *wh
  * program's), and only a regular file, a FIFO or a character device. The
  * caller has taken the program's identity for it (spawn_child_open_stdio).
  * Returns the descriptor, or -1 with errno. */
-static int spawn_child_open_how(const char *path, int in_box, const struct open_how *how)
+static int spawn_child_open_how(const char *path, const struct box *in_box, const struct open_how *how)
 {
-	int fd = -1;
+	struct open_how beneath = *how;
+	const char *rest = path;
+	int fd = -1, base = in_box ? box_child_base(in_box, path, &rest) : -1;
 
+	/* Under DIR or a bind: from the bind's source down, as the program
+	 * would open it in the box, whatever the host's directories above
+	 * it let the program's user search (CMS's are 0700). */
+	beneath.resolve |= base >= 0 ? RESOLVE_BENEATH : 0;
 	if (in_box)
-		fd = (int)syscall(SYS_openat2, AT_FDCWD, path, how, sizeof *how);
+		fd = (int)syscall(SYS_openat2, base >= 0 ? base : AT_FDCWD, rest, &beneath,
+				  sizeof beneath);
 	if (!in_box || (fd < 0 && errno == ENOSYS))
-		fd = open(path, (int)how->flags, (mode_t)how->mode);
+		fd = openat(base >= 0 ? base : AT_FDCWD, rest, (int)how->flags, (mode_t)how->mode);
 	return fd;
 }
 
 /* Whether path is a FIFO now (looked at without opening it for reading or
  * writing, which would wait for its peer). */
-static int spawn_child_is_fifo(const char *path, int in_box)
+static int spawn_child_is_fifo(const char *path, const struct box *in_box)
 {
 	struct open_how how = {.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
 			       .resolve = RESOLVE_NO_SYMLINKS};
@@ -132,7 +139,7 @@ static int spawn_child_is_fifo(const char *path, int in_box)
  * since the judge made it. Opened through that directory, waiting for its
  * peer. Returns the descriptor, or -1 with ENXIO when the program could
  * have put it there, or another errno. */
-static int spawn_child_open_judge_fifo(const char *path, int flags, int in_box)
+static int spawn_child_open_judge_fifo(const char *path, int flags, const struct box *in_box)
 {
 	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
 			       .resolve = RESOLVE_NO_SYMLINKS};
@@ -176,7 +183,7 @@ static int spawn_child_open_judge_fifo(const char *path, int flags, int in_box)
  * (spawn_child_open_judge_fifo); the judge's own FIFO elsewhere is opened
  * as outside a box, waiting for its peer. Anything else is opened without
  * blocking, so that a FIFO put there meanwhile is caught too. */
-static int spawn_child_open_path(const char *path, int flags, int in_box, int reached)
+static int spawn_child_open_path(const char *path, int flags, const struct box *in_box, int reached)
 {
 	struct open_how how = {.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY),
 			       .mode = (flags & O_CREAT) ? 0644 : 0,
@@ -214,7 +221,7 @@ static int spawn_child_open_path(const char *path, int flags, int in_box, int re
 }
 
 static void spawn_child_stdio(int errfd, int target, const struct spawn_stdio *s, int null_stdio,
-			      int in_box, enum spawn_stage stage)
+			      const struct box *in_box, enum spawn_stage stage)
 {
 	int flags = target == 0 ? O_RDONLY : O_WRONLY | O_CREAT | O_TRUNC;
 	const char *path = s->path;
@@ -381,10 +388,11 @@ static void spawn_child_drop_caps(int errfd)
 }
 
 /* Standard input, output and error: the caller's paths and descriptors. */
-static void spawn_child_open_stdio(const struct spawn_plan *p, int errfd, int in_box)
+static void spawn_child_open_stdio(const struct spawn_plan *p, int errfd, int in_box_now)
 {
 	const struct identity none_identity = {0};
 	const struct identity *iso = &p->iso;
+	const struct box *in_box = in_box_now ? p->c.box : NULL;
 
 	/* Let go of the caller's descriptors before opening anything that may
 	 * block (a FIFO with no peer): $(proctord --daemonize ...) must not

@@ -153,6 +153,19 @@ bx_run "$T/tmp/o.etc" --ro-bind /etc --ro-bind /etc/alternatives -- sh -c \
 check_eq "[$who] --ro-bind /etc (with /etc/alternatives in it too) replaces the box's /etc" \
 	"$(cat /etc/hostname);$(grep -c "" /etc/passwd);cache;" "$(tr '\n' ';' <"$T/tmp/o.etc")" ||
 	{ ans_diag; diag "$(cat "$T/tmp/o.etc.err")"; }
+# A redirect in a bind is opened from the bind's source down, as the
+# program would open it in the box: the host's directories above it need
+# not let the program's user in (CMS's outer directory is 0700).
+if [ "$rootless" = 0 ]; then
+	mkdir -m 0700 "$T/tmp/locked" && mkdir -m 0777 "$T/tmp/locked/rw"
+	echo "through the bind" >"$T/tmp/locked/rw/in" && chmod 0644 "$T/tmp/locked/rw/in"
+	bx_run "$T/tmp/locked/rw/o" --user nobody --bind "$T/tmp/locked/rw:/data" --stdin "$T/tmp/locked/rw/in" -- cat
+	check_eq "[root] --stdin and --stdout in a --bind under a directory of root's 0700: opened as nobody" \
+		"exited 0:through the bind" "$ANS_STATUS:$(cat "$T/tmp/locked/rw/o")" || ans_diag
+	bx_run "$T/tmp/o.lk" --user nobody --stdin "$T/tmp/locked/rw/in" -- cat
+	check_re "[root] ...but not outside one: failed stdin, Permission denied" \
+		"^failed stdin: $T/tmp/locked/rw/in: Permission denied" "$ANS_STATUS" || ans_diag
+fi
 bx_run "$T/tmp/o.omit" --box-omit /proc --box-omit /dev/shm --box-omit /etc/passwd -- sh -c \
 	'for p in /proc /dev/shm /etc/passwd /etc/group /dev/null; do [ -e $p ] && echo $p; done'
 check_eq "[$who] --box-omit /proc, /dev/shm, /etc/passwd: those are not in the box, the rest is" \

@@ -90,8 +90,10 @@ check_eq "...and again, with nothing left to remove, exits 0" "0" "$?"
 
 # --- CMS (isolate 2.x's long options, its own directory bound at /tmp) ---------
 
+# CMS's outer directory is mkdtemp's, 0700: the box user reaches its
+# redirects through the bind at /tmp only, as in isolate.
 O=$T/cms-outer
-mkdir -p "$O/home" && chmod 0777 "$O/home"
+mkdir -p "$O/home" && chmod 0777 "$O/home" && chmod 0700 "$O"
 "$ISO" --box-id=2 --cg --cleanup && "$ISO" --box-id=2 --cg --init >/dev/null
 check_eq "CMS: --cleanup then --init exit 0" "0" "$?"
 cp "$PROGS/isoprog" "$O/home/"
@@ -176,7 +178,8 @@ MGR
 comm_box() { # BOX OUTER: --init, and the outer directory CMS makes (home 0755)
 	"$ISO" --box-id="$1" --cg --cleanup && "$ISO" --box-id="$1" --cg --init >/dev/null &&
 		mkdir -p "$2/home" && : >"$2/home/stdout.txt" && : >"$2/home/stderr.txt" &&
-		chmod 0722 "$2/home/stdout.txt" "$2/home/stderr.txt" && chmod 0755 "$2/home"
+		chmod 0722 "$2/home/stdout.txt" "$2/home/stderr.txt" && chmod 0755 "$2/home" &&
+		chmod 0700 "$2"
 }
 comm_run() { # BOX OUTER LIMITS... -- PROGRAM...: CMS's evaluation_step_before_run
 	local box=$1 outer=$2
