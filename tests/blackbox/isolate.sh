@@ -159,7 +159,8 @@ check_eq "...and XX with isolate 1.8's message when the line is 1.x's (--cg-timi
 # user process i a directory of FIFOs (mkdtemp, then 0755; the FIFOs 0666,
 # the judge's), bound read-write at /fifoI in the manager's box and in user
 # i's; the manager opens them by name, each user's stdin and stdout are
-# redirected to them; all N+1 run at once.
+# redirected to them; all N+1 run at once (a user's limits CMS's for -t 4:
+# wall 2t+1, roomy for a loaded machine where the manager starts late).
 cat >"$T/manager" <<-'MGR'
 	#!/bin/bash
 	# Builtins only (--processes=1): send "a b+i" to user i, check the sum.
@@ -208,7 +209,7 @@ pids=($!)
 for i in $(seq 0 $((ncomm - 1))); do
 	comm_run $((11 + i)) "$T/comm-u$i" --dir=/fifo$i="${fifo[i]}":rw --env=HOME=/tmp \
 		--fsize=1048576 --stdin=/fifo$i/m_to_u$i --cg-mem=131072 --stdout=/fifo$i/u${i}_to_m \
-		--processes=1 --stderr=/tmp/stderr.txt --time=1 --wall-time=3 \
+		--processes=1 --stderr=/tmp/stderr.txt --time=4 --wall-time=9 \
 		--meta="$T/comm-u$i/run.meta.0" --run -- ./isoprog sum "$i" &
 	pids+=($!)
 done
