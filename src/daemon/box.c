@@ -270,8 +270,8 @@ static int box_omit(struct box *b, const struct config *c, char *err, size_t err
 
 		if (box_path_ok(p) < 0 || box_path_under("/box", p)) {
 			snprintf(err, errlen,
-				 "--box-omit %s: an absolute path, not / nor /box (DIR stays), without "
-				 "..",
+				 "--box-omit %s: an absolute path without .., not / nor /box (DIR "
+				 "stays)",
 				 p);
 			return -1;
 		}
@@ -287,11 +287,12 @@ static int box_add_user_binds(struct box *b, const struct config *c, char *err, 
 	struct {
 		const char *spec;
 		int ro;
-	} all[2 * BOX_MAX_FDS];
+	} all[3 * BOX_MAX_FDS];
 	size_t n = 0;
 
-	for (int ro = 0; ro < 2; ro++) {
-		const struct config_list *l = ro ? &c->ro_bind : &c->bind;
+	/* ro: 0 --bind, 1 --ro-bind, 2 --dev-bind (read-only, devices kept) */
+	for (int ro = 0; ro < 3; ro++) {
+		const struct config_list *l = ro == 2 ? &c->dev_bind : ro ? &c->ro_bind : &c->bind;
 
 		for (size_t i = 0; i < l->n; i++) {
 			if (n >= sizeof all / sizeof all[0]) {
@@ -308,7 +309,9 @@ static int box_add_user_binds(struct box *b, const struct config *c, char *err, 
 		for (size_t i = 0; i < n; i++) {
 			const char *colon = strchr(all[i].spec, ':');
 			const char *dst = colon ? colon + 1 : all[i].spec;
-			const char *opt = all[i].ro ? "--ro-bind" : "--bind";
+			const char *opt = all[i].ro == 2 ? "--dev-bind"
+					  : all[i].ro	 ? "--ro-bind"
+							 : "--bind";
 			char *src = colon ? strndup(all[i].spec, (size_t)(colon - all[i].spec))
 					  : xstrdup(all[i].spec);
 			size_t d = box_depth(dst);
@@ -331,11 +334,15 @@ static int box_add_user_binds(struct box *b, const struct config *c, char *err, 
 			}
 			box_drop_under(b, dst);
 			fd = box_open_source(src, opt, err, errlen);
-			if (fd < 0 || box_add_bind(b, fd, src, dst, all[i].ro, err, errlen) < 0) {
+			if (fd < 0 || box_add_bind(b, fd, src, dst, all[i].ro != 0, err, errlen) < 0) {
 				free(src);
 				return -1;
 			}
 			free(src);
+			if (all[i].ro == 2) {
+				b->steps[b->n_steps - 1].nosuid_nodev = 0;
+				b->steps[b->n_steps - 1].nosuid = 1;
+			}
 		}
 		if (!more)
 			break;
@@ -445,10 +452,11 @@ int box_prepare(struct box *b, const struct config *c, uid_t uid, gid_t gid, cha
 
 	memset(b, 0, sizeof *b);
 	if (!c->box) {
-		if (c->ro_bind.n || c->bind.n || c->box_omit.n || c->share_net) {
+		if (c->ro_bind.n || c->bind.n || c->dev_bind.n || c->box_omit.n || c->share_net) {
 			snprintf(err, errlen, "--%s: only in a box (give --box DIR)",
 				 c->ro_bind.n	 ? "ro-bind"
 				 : c->bind.n	 ? "bind"
+				 : c->dev_bind.n ? "dev-bind"
 				 : c->box_omit.n ? "box-omit"
 						 : "share-net");
 			return -1;
@@ -837,7 +845,8 @@ static int box_child_open(const struct box_own *own, const char *staged, int fla
  * A device node keeps its mount's nodev or not: the host's /dev. */
 static int box_child_remount(const struct box_own *own, const struct box_step *s)
 {
-	unsigned long flags = MS_REMOUNT | MS_BIND | (s->nosuid_nodev ? MS_NOSUID | MS_NODEV : 0);
+	unsigned long flags = MS_REMOUNT | MS_BIND | (s->nosuid_nodev ? MS_NOSUID | MS_NODEV : 0) |
+			      (s->nosuid ? MS_NOSUID : 0);
 	int fd = box_child_open(own, s->staged, 0), r = -1, saved;
 	struct statfs sf;
 	char path[32];

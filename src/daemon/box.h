@@ -34,6 +34,7 @@ struct box_step {
 	int is_dir; /* the source is a directory (BOX_BIND) */
 	int ro;
 	int nosuid_nodev; /* remount a read-write bind nosuid,nodev */
+	int nosuid;	  /* remount it nosuid (--dev-bind: devices kept) */
 	char *data;
 	char *staged_ro[4]; /* BOX_PROC: what of it is bound read-only */
 };

@@ -165,6 +165,7 @@ static void options_usage(FILE *out)
 		"                       both absolute; DST below /box or a bind must exist\n"
 		"                       already; it replaces what the box had at DST\n"
 		"  --bind SRC[:DST]     ... read-write (repeatable)\n"
+		"  --dev-bind SRC[:DST] ... read-only, its device nodes usable (repeatable)\n"
 		"  --box-omit PATH      leave out what the box has at PATH and below, as\n"
 		"                       /proc or /dev/shm (repeatable; never /box)\n"
 		"  --share-net          keep the host's network in the box\n"

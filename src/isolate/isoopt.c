@@ -157,7 +157,7 @@ static int iso_dir_flag(struct iso_opts *o, const char *arg, const char *opt, si
 		     {"noexec", ISO_DIR_NOEXEC},
 		     {"maybe", ISO_DIR_MAYBE},
 		     {"tmp", ISO_DIR_TMP},
-		     {"dev", 0},
+		     {"dev", ISO_DIR_DEV},
 		     {"fs", 0},
 		     {"norec", ISO_DIR_NOREC}};
 
@@ -202,6 +202,11 @@ static int iso_dir(struct iso_opts *o, const char *arg)
 			return iso_fail(o, "Directory rule '%s': proctor-isolate always has /box",
 					arg);
 		d.flags = ISO_DIR_REMOVE;
+	} else if ((d.flags & ISO_DIR_DEV) && (d.flags & (ISO_DIR_RW | ISO_DIR_TMP))) {
+		return iso_fail(o,
+				"Directory rule '%s': 'dev' is supported read-only only by "
+				"proctor-isolate",
+				arg);
 	} else if (d.flags & ISO_DIR_TMP) {
 		if (eq)
 			return iso_fail(o,

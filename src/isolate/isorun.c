@@ -220,8 +220,11 @@ static void iso_binds(const struct iso_opts *o, struct iso_argv *a)
 			continue;
 		if ((d->flags & ISO_DIR_MAYBE) && stat(d->out, &st) < 0)
 			continue;
-		iso_argv_addf(a, d->flags & ISO_DIR_RW ? "--bind" : "--ro-bind", "%s:%s", d->out,
-			      d->in);
+		iso_argv_addf(a,
+			      d->flags & ISO_DIR_RW    ? "--bind"
+			      : d->flags & ISO_DIR_DEV ? "--dev-bind"
+						       : "--ro-bind",
+			      "%s:%s", d->out, d->in);
 	}
 }
 

@@ -33,7 +33,7 @@ static void usage(FILE *f)
 	    "  -i, --stdin=F  -o, --stdout=F  -r, --stderr=F  --stderr-to-stdout  (paths in the "
 	    "box)\n"
 	    "  -c, --chdir=DIR  -e, --full-env  -E, --env=VAR[=VAL]  --share-net  --wait\n"
-	    "  -d, --dir=IN[=OUT][:rw|:noexec|:maybe|:tmp|:norec], --dir=IN= (removes)\n"
+	    "  -d, --dir=IN[=OUT][:rw|:noexec|:maybe|:tmp|:norec|:dev], --dir=IN= (removes)\n"
 	    "  -v, --verbose (ignored)\n"
 	    "\n"
 	    "Configuration: $PROCTOR_ISOLATE_CONFIG, else %s (box_root,\n"

@@ -278,11 +278,12 @@ mkdir -p "$T/boxes" && "$ISO" -b4 --init >/dev/null
 FROM_CALLER=yes "$ISO" -b4 -s -E FROM_CALLER -E A=1 -E B=2 -E B= -EC=x=y -o env.txt --run -- /usr/bin/env
 check_eq "the environment starts empty but for LIBC_FATAL_STDERR_=1; -E inherits, sets, removes (B=)" \
 	"0:LIBC_FATAL_STDERR_=1|FROM_CALLER=yes|A=1|C=x=y|" "$?:$(tr '\n' '|' <"$T/boxes/4/box/env.txt")"
-mkdir -p "$T/shown" && echo x >"$T/shown/f"
+mkdir -p "$T/shown" "$T/devs" && echo x >"$T/shown/f" && mknod -m 0666 "$T/devs/null" c 1 3
 "$ISO" -b4 -s --dir=/shown="$T/shown":norec --dir=/gone="$T/shown" --dir=/gone= --dir=/proc= \
-	-o seen.txt --run -- /bin/sh -c 'for p in /shown/f /gone /proc /usr; do [ -e $p ] && echo $p; done'
-check_eq "--dir IN= removes a rule, an earlier one (/gone) or the box's own (/proc); :norec binds" \
-	"0:/shown/f|/usr|" "$?:$(tr '\n' '|' <"$T/boxes/4/box/seen.txt")"
+	--dir=/d="$T/devs":dev -o seen.txt --run -- /bin/sh -c \
+	'for p in /shown/f /gone /proc /usr; do [ -e $p ] && echo $p; done; echo x >/d/null && echo dev'
+check_eq "--dir IN= removes a rule, an earlier one (/gone) or the box's own (/proc); :norec binds; :dev keeps devices" \
+	"0:/shown/f|/usr|dev|" "$?:$(tr '\n' '|' <"$T/boxes/4/box/seen.txt")"
 # Judgels keeps its meta file in box/, where the last program could leave
 # a link to a file of root's in its place, or a FIFO.
 echo precious >"$T/precious" && ln -s "$T/precious" "$T/boxes/4/box/_isolate.meta"

@@ -214,7 +214,11 @@ static void dir_rules_replace_and_refuse_what_proctor_cannot_do(void **state)
 	assert_int_equal(PARSE("-d", "/a=x", "--init"), -1);
 	assert_int_equal(PARSE("-d", "/a=/x:bogus", "--init"), -1);
 	assert_non_null(strstr(opts.error, "Unknown option 'bogus'"));
-	assert_int_equal(PARSE("-d", "/dev:dev", "--init"), -1);
+	assert_int_equal(PARSE("-d", "/d=/x:dev:rw", "--init"), -1);
+	assert_non_null(strstr(opts.error, "read-only only"));
+	parse_ok(PARSE("-d", "/d=/x:dev", "--init"));
+	assert_int_equal(opts.dirs[0].flags, ISO_DIR_DEV);
+	assert_int_equal(PARSE("-d", "/proc=proc:fs", "--init"), -1);
 	assert_non_null(strstr(opts.error, "not supported"));
 	assert_int_equal(PARSE("-d", "/opt:tmp", "--init"), -1);
 	/* norec is what proctord's binds are; IN= removes the rule (an
