@@ -216,17 +216,83 @@ static size_t box_depth(const char *p)
 	return d;
 }
 
-/* The caller's binds, parents before what they hold: "SRC" or "SRC:DST". */
+/* Whether path is top or below it. */
+static int box_path_under(const char *path, const char *top)
+{
+	size_t len = strlen(top);
+
+	if (len == 1 && top[0] == '/')
+		return 1;
+	return strncmp(path, top, len) == 0 && (path[len] == '\0' || path[len] == '/');
+}
+
+/* Free what one step holds. */
+static void box_step_free(struct box_step *s)
+{
+	if (s->src_fd >= 0)
+		close(s->src_fd);
+	free(s->path);
+	free(s->staged);
+	free(s->src);
+	free(s->real);
+	free(s->data);
+	for (size_t j = 0; j < sizeof s->staged_ro / sizeof s->staged_ro[0]; j++)
+		free(s->staged_ro[j]);
+}
+
+/* A bind at dst wins over what an earlier step put at dst or below it (a
+ * bind of the host's /etc over the box's ld.so.cache and passwd, a second
+ * bind on one path), as isolate's later rules replace its defaults: that
+ * step is dropped, not mounted and then hidden (its read-only remount
+ * would reach the new bind's file, not a mount point). DIR at /box stays. */
+static void box_drop_under(struct box *b, const char *dst)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < b->n_steps; i++) {
+		struct box_step *s = &b->steps[i];
+
+		if (strcmp(s->path, "/box") != 0 && box_path_under(s->path, dst)) {
+			box_step_free(s);
+			continue;
+		}
+		b->steps[kept++] = *s;
+	}
+	b->n_steps = kept;
+}
+
+/* --box-omit: what the box would have at each PATH and below is left out
+ * (isolate's --dir=PATH= on one of its default rules); DIR stays. */
+static int box_omit(struct box *b, const struct config *c, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < c->box_omit.n; i++) {
+		const char *p = c->box_omit.v[i];
+
+		if (box_path_ok(p) < 0 || box_path_under("/box", p)) {
+			snprintf(err, errlen,
+				 "--box-omit %s: an absolute path without .., not / nor /box (DIR "
+				 "stays)",
+				 p);
+			return -1;
+		}
+		box_drop_under(b, p);
+	}
+	return 0;
+}
+
+/* The caller's binds, parents before what they hold: "SRC" or "SRC:DST".
+ * A bind replaces what the box or an earlier bind had at DST or below. */
 static int box_add_user_binds(struct box *b, const struct config *c, char *err, size_t errlen)
 {
 	struct {
 		const char *spec;
 		int ro;
-	} all[2 * BOX_MAX_FDS];
+	} all[3 * BOX_MAX_FDS];
 	size_t n = 0;
 
-	for (int ro = 0; ro < 2; ro++) {
-		const struct config_list *l = ro ? &c->ro_bind : &c->bind;
+	/* ro: 0 --bind, 1 --ro-bind, 2 --dev-bind (read-only, devices kept) */
+	for (int ro = 0; ro < 3; ro++) {
+		const struct config_list *l = ro == 2 ? &c->dev_bind : ro ? &c->ro_bind : &c->bind;
 
 		for (size_t i = 0; i < l->n; i++) {
 			if (n >= sizeof all / sizeof all[0]) {
@@ -243,7 +309,9 @@ static int box_add_user_binds(struct box *b, const struct config *c, char *err, 
 		for (size_t i = 0; i < n; i++) {
 			const char *colon = strchr(all[i].spec, ':');
 			const char *dst = colon ? colon + 1 : all[i].spec;
-			const char *opt = all[i].ro ? "--ro-bind" : "--bind";
+			const char *opt = all[i].ro == 2 ? "--dev-bind"
+					  : all[i].ro	 ? "--ro-bind"
+							 : "--bind";
 			char *src = colon ? strndup(all[i].spec, (size_t)(colon - all[i].spec))
 					  : xstrdup(all[i].spec);
 			size_t d = box_depth(dst);
@@ -264,12 +332,17 @@ static int box_add_user_binds(struct box *b, const struct config *c, char *err, 
 				free(src);
 				return -1;
 			}
+			box_drop_under(b, dst);
 			fd = box_open_source(src, opt, err, errlen);
-			if (fd < 0 || box_add_bind(b, fd, src, dst, all[i].ro, err, errlen) < 0) {
+			if (fd < 0 || box_add_bind(b, fd, src, dst, all[i].ro != 0, err, errlen) < 0) {
 				free(src);
 				return -1;
 			}
 			free(src);
+			if (all[i].ro == 2) {
+				b->steps[b->n_steps - 1].nosuid_nodev = 0;
+				b->steps[b->n_steps - 1].nosuid = 1;
+			}
 		}
 		if (!more)
 			break;
@@ -379,11 +452,13 @@ int box_prepare(struct box *b, const struct config *c, uid_t uid, gid_t gid, cha
 
 	memset(b, 0, sizeof *b);
 	if (!c->box) {
-		if (c->ro_bind.n || c->bind.n || c->share_net) {
+		if (c->ro_bind.n || c->bind.n || c->dev_bind.n || c->box_omit.n || c->share_net) {
 			snprintf(err, errlen, "--%s: only in a box (give --box DIR)",
-				 c->ro_bind.n ? "ro-bind"
-				 : c->bind.n  ? "bind"
-					      : "share-net");
+				 c->ro_bind.n	 ? "ro-bind"
+				 : c->bind.n	 ? "bind"
+				 : c->dev_bind.n ? "dev-bind"
+				 : c->box_omit.n ? "box-omit"
+						 : "share-net");
 			return -1;
 		}
 		return 0;
@@ -422,7 +497,7 @@ int box_prepare(struct box *b, const struct config *c, uid_t uid, gid_t gid, cha
 	fd = sbdir_open_links(c->box, "--box", err, errlen);
 	if (fd < 0 || box_add_bind(b, fd, c->box, "/box", 0, err, errlen) < 0)
 		goto fail;
-	if (box_add_user_binds(b, c, err, errlen) < 0)
+	if (box_omit(b, c, err, errlen) < 0 || box_add_user_binds(b, c, err, errlen) < 0)
 		goto fail;
 	return 0;
 fail:
@@ -519,16 +594,6 @@ int box_reaches(const struct box *b, const char *path)
 	return reached;
 }
 
-/* Whether path is top or below it. */
-static int box_path_under(const char *path, const char *top)
-{
-	size_t len = strlen(top);
-
-	if (len == 1 && top[0] == '/')
-		return 1;
-	return strncmp(path, top, len) == 0 && (path[len] == '\0' || path[len] == '/');
-}
-
 /* Whether p is absolute with only plain names: no ".", "..", empty name
  * nor trailing "/" (what the string alone says where it leads). */
 static int box_path_plain(const char *p)
@@ -589,21 +654,37 @@ int box_check_program(const struct box *b, const char *prog, char *err, size_t e
 	return -1;
 }
 
+int box_child_base(const struct box *b, const char *path, const char **rest)
+{
+	const struct box_step *best = NULL;
+	size_t best_len = 0;
+
+	if (!box_path_plain(path))
+		return -1;
+	for (size_t i = 0; i < b->n_steps; i++) {
+		const struct box_step *s = &b->steps[i];
+		const char *tops[2] = {s->src, s->real};
+
+		for (size_t j = 0; s->kind == BOX_BIND && s->is_dir && s->src_fd >= 0 && j < 2; j++) {
+			if (tops[j] && box_path_under(path, tops[j]) && strlen(tops[j]) > best_len) {
+				best = s;
+				best_len = strlen(tops[j]);
+			}
+		}
+	}
+	if (!best)
+		return -1;
+	for (*rest = path + best_len; **rest == '/'; (*rest)++)
+		;
+	if (!**rest)
+		*rest = ".";
+	return best->src_fd;
+}
+
 void box_free(struct box *b)
 {
-	for (size_t i = 0; i < b->n_steps; i++) {
-		struct box_step *s = &b->steps[i];
-
-		if (s->src_fd >= 0)
-			close(s->src_fd);
-		free(s->path);
-		free(s->staged);
-		free(s->src);
-		free(s->real);
-		free(s->data);
-		for (size_t j = 0; j < sizeof s->staged_ro / sizeof s->staged_ro[0]; j++)
-			free(s->staged_ro[j]);
-	}
+	for (size_t i = 0; i < b->n_steps; i++)
+		box_step_free(&b->steps[i]);
 	free(b->steps);
 	memset(b, 0, sizeof *b);
 }
@@ -764,7 +845,8 @@ static int box_child_open(const struct box_own *own, const char *staged, int fla
  * A device node keeps its mount's nodev or not: the host's /dev. */
 static int box_child_remount(const struct box_own *own, const struct box_step *s)
 {
-	unsigned long flags = MS_REMOUNT | MS_BIND | (s->nosuid_nodev ? MS_NOSUID | MS_NODEV : 0);
+	unsigned long flags = MS_REMOUNT | MS_BIND | (s->nosuid_nodev ? MS_NOSUID | MS_NODEV : 0) |
+			      (s->nosuid ? MS_NOSUID : 0);
 	int fd = box_child_open(own, s->staged, 0), r = -1, saved;
 	struct statfs sf;
 	char path[32];

@@ -34,6 +34,7 @@ struct box_step {
 	int is_dir; /* the source is a directory (BOX_BIND) */
 	int ro;
 	int nosuid_nodev; /* remount a read-write bind nosuid,nodev */
+	int nosuid;	  /* remount it nosuid (--dev-bind: devices kept) */
 	char *data;
 	char *staged_ro[4]; /* BOX_PROC: what of it is bound read-only */
 };
@@ -75,6 +76,12 @@ int box_check_apart(const struct box *b, const struct sbdir *d, char *err, size_
 /* The descriptors the init must keep until box_child_enter. Returns how
  * many were written to out (at most max). */
 size_t box_fds(const struct box *b, int *out, size_t max);
+
+/* Child side, before the box's mount namespace: the descriptor of DIR or of
+ * the directory bind whose source holds the host path path (the deepest),
+ * with *rest the path below it ("." for the source itself); -1 when none
+ * does, or path is not absolute with plain names only. */
+int box_child_base(const struct box *b, const char *path, const char **rest);
 
 /* The clone flags of the namespaces the init unshares. */
 int box_unshare_flags(const struct box *b);

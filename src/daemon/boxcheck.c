@@ -161,7 +161,7 @@ size_t boxcheck(const struct config *c, FILE *out, const char *prefix)
 	uid_t map_uid = geteuid();
 	gid_t map_gid = getegid();
 
-	if (!c->box && !c->ro_bind.n && !c->bind.n && !c->share_net)
+	if (!c->box && !c->ro_bind.n && !c->bind.n && !c->dev_bind.n && !c->share_net)
 		return 0;
 	if (identity_prepare(&iso, c, err, sizeof err) < 0)
 		return 0; /* check_isolation says it */

@@ -75,6 +75,8 @@ const struct config_key config_keys[] = {
 	{"tmp_size", CONFIG_SIZE, OFF(tmp_size), "SIZE", "size of the box's /tmp tmpfs", 0},
 	{"ro_bind", CONFIG_BINDS, OFF(ro_bind), "SRC[:DST]", NULL, 0},
 	{"bind", CONFIG_BINDS, OFF(bind), "SRC[:DST]", NULL, 0},
+	{"dev_bind", CONFIG_BINDS, OFF(dev_bind), "SRC[:DST]", NULL, 0},
+	{"box_omit", CONFIG_BINDS, OFF(box_omit), "PATH", NULL, 0},
 	{"share_net", CONFIG_BOOL, OFF(share_net), NULL, NULL, 0},
 	{"seccomp", CONFIG_BOOL, OFF(seccomp), NULL, NULL, 0},
 	{"seccomp_errno", CONFIG_BOOL, OFF(seccomp_errno), NULL, NULL, 0},
@@ -133,6 +135,8 @@ void config_free(struct config *c)
 	free(c->box);
 	config_list_free(&c->ro_bind);
 	config_list_free(&c->bind);
+	config_list_free(&c->box_omit);
+	config_list_free(&c->dev_bind);
 	memset(c, 0, sizeof *c);
 }
 

@@ -80,7 +80,8 @@ struct config {
 	/* The box (box.c): its directory, its /tmp, more of the host in it. */
 	char *box;
 	uint64_t tmp_size;
-	struct config_list ro_bind, bind;
+	struct config_list ro_bind, bind, dev_bind;
+	struct config_list box_omit; /* paths the box leaves out (--box-omit) */
 	int share_net;
 	struct config_source source[CONFIG_MAX_KEYS];
 };

@@ -118,6 +118,12 @@ void measure_reaped(struct measure *m, pid_t pid, const struct rusage *ru)
 	 * footprint: a lower bound, never an inflation worth correcting. */
 	if (maxrss > m->peak_bytes)
 		m->peak_bytes = maxrss;
+	/* The same figures as wait4 gives isolate (max-rss, csw-voluntary,
+	 * csw-forced): a reaped process's counts hold those it reaped. */
+	if (maxrss > m->reaped_maxrss)
+		m->reaped_maxrss = maxrss;
+	m->reaped_nvcsw += ru->ru_nvcsw > 0 ? (uint64_t)ru->ru_nvcsw : 0;
+	m->reaped_nivcsw += ru->ru_nivcsw > 0 ? (uint64_t)ru->ru_nivcsw : 0;
 	if (p) {
 		/* The rusage covers it and everything it reaped: forget it, so
 		 * that its vanished children are not credited twice. */

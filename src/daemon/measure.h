@@ -41,6 +41,8 @@ struct measure {
 	uint64_t reaped_ns;          /* exact: rusage of every process proctord reaped */
 	uint64_t reaped_user_ns, reaped_sys_ns;
 	uint64_t peak_bytes;         /* largest resident figure seen (samples, ru_maxrss) */
+	uint64_t reaped_maxrss;      /* largest ru_maxrss of a reaped process, bytes */
+	uint64_t reaped_nvcsw, reaped_nivcsw; /* context switches of the reaped ones */
 	uint64_t last_cpu_us;        /* what was last reported: line 1 never decreases */
 	uint64_t tick_ns;
 	uint64_t page_size;

@@ -199,6 +199,9 @@ char *report_json_text(const struct report_final *f)
 			 "sources", sources, "isolation", isolation);
 	if (!root)
 		return NULL;
+	json_object_set_new(root, "max_rss_bytes", report_u64(f->max_rss));
+	json_object_set_new(root, "csw_voluntary", report_u64(f->csw_voluntary));
+	json_object_set_new(root, "csw_forced", report_u64(f->csw_forced));
 	report_output_json(root, limits, sources, f);
 	dumped = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(root);

@@ -16,6 +16,8 @@ struct report_final {
 	const struct limits *limits;
 	uint64_t cpu_us, user_us, sys_us, wall_us;
 	uint64_t peak_memory;
+	uint64_t max_rss;      /* largest ru_maxrss of one process, bytes */
+	uint64_t csw_voluntary, csw_forced;
 	uint64_t output_bytes; /* UNITS_UNLIMITED: not counted (no output limit) */
 	uint64_t stdout_bytes, stderr_bytes; /* each stream's; UNITS_UNLIMITED: not counted */
 	int output_truncated;  /* --truncate-output discarded bytes; -1: nothing counted */

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <linux/capability.h>
 #include <linux/openat2.h>
 #include <linux/keyctl.h>
@@ -96,20 +97,27 @@ static void spawn_report(int fd, enum spawn_stage stage, int err, const char *wh
  * program's), and only a regular file, a FIFO or a character device. The
  * caller has taken the program's identity for it (spawn_child_open_stdio).
  * Returns the descriptor, or -1 with errno. */
-static int spawn_child_open_how(const char *path, int in_box, const struct open_how *how)
+static int spawn_child_open_how(const char *path, const struct box *in_box, const struct open_how *how)
 {
-	int fd = -1;
+	struct open_how beneath = *how;
+	const char *rest = path;
+	int fd = -1, base = in_box ? box_child_base(in_box, path, &rest) : -1;
 
+	/* Under DIR or a bind: from the bind's source down, as the program
+	 * would open it in the box, whatever the host's directories above
+	 * it let the program's user search (CMS's are 0700). */
+	beneath.resolve |= base >= 0 ? RESOLVE_BENEATH : 0;
 	if (in_box)
-		fd = (int)syscall(SYS_openat2, AT_FDCWD, path, how, sizeof *how);
+		fd = (int)syscall(SYS_openat2, base >= 0 ? base : AT_FDCWD, rest, &beneath,
+				  sizeof beneath);
 	if (!in_box || (fd < 0 && errno == ENOSYS))
-		fd = open(path, (int)how->flags, (mode_t)how->mode);
+		fd = openat(base >= 0 ? base : AT_FDCWD, rest, (int)how->flags, (mode_t)how->mode);
 	return fd;
 }
 
 /* Whether path is a FIFO now (looked at without opening it for reading or
  * writing, which would wait for its peer). */
-static int spawn_child_is_fifo(const char *path, int in_box)
+static int spawn_child_is_fifo(const char *path, const struct box *in_box)
 {
 	struct open_how how = {.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
 			       .resolve = RESOLVE_NO_SYMLINKS};
@@ -123,12 +131,59 @@ static int spawn_child_is_fifo(const char *path, int in_box)
 	return fifo;
 }
 
+/* A FIFO in DIR or a read-write bind that the program could not have made
+ * nor put there (CMS's Communication tasks: the judge's FIFOs in a
+ * directory bound read-write): neither the FIFO nor its directory is the
+ * program's user's (the file-system uid taken for the open), and no group
+ * or other may write to the directory, so no entry of it can have changed
+ * since the judge made it. Opened through that directory, waiting for its
+ * peer. Returns the descriptor, or -1 with ENXIO when the program could
+ * have put it there, or another errno. */
+static int spawn_child_open_judge_fifo(const char *path, int flags, const struct box *in_box)
+{
+	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+			       .resolve = RESOLVE_NO_SYMLINKS};
+	const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+	uid_t fsuid = (uid_t)setfsuid((uid_t)-1);
+	struct stat ds, fs, st;
+	char dir[PATH_MAX];
+	int dfd, pfd = -1, fd = -1, saved;
+	size_t len = !slash ? 1 : slash == path ? 1 : (size_t)(slash - path);
+
+	if (len >= sizeof dir || !*name) {
+		errno = ENXIO;
+		return -1;
+	}
+	memcpy(dir, slash ? path : ".", len);
+	dir[len] = '\0';
+	dfd = spawn_child_open_how(dir, in_box, &how);
+	if (dfd >= 0)
+		pfd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	errno = ENXIO;
+	if (pfd >= 0 && fstat(dfd, &ds) == 0 && fstat(pfd, &fs) == 0 && S_ISFIFO(fs.st_mode) &&
+	    ds.st_uid != fsuid && fs.st_uid != fsuid && !(ds.st_mode & (S_IWGRP | S_IWOTH)))
+		fd = openat(dfd, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_dev != fs.st_dev || st.st_ino != fs.st_ino)) {
+		close(fd);
+		fd = -1;
+		errno = ENXIO;
+	}
+	saved = errno;
+	if (pfd >= 0)
+		close(pfd);
+	if (dfd >= 0)
+		close(dfd);
+	errno = saved;
+	return fd;
+}
+
 /* In a box, a FIFO where the program could have made it (reached: DIR, a
  * read-write bind) is refused at once (ENXIO), since nothing would ever
- * open its other end; the judge's own FIFO elsewhere is opened as outside
- * a box, waiting for its peer. Anything else is opened without blocking,
- * so that a FIFO put there meanwhile is caught too. */
-static int spawn_child_open_path(const char *path, int flags, int in_box, int reached)
+ * open its other end, unless the program could not have put it there
+ * (spawn_child_open_judge_fifo); the judge's own FIFO elsewhere is opened
+ * as outside a box, waiting for its peer. Anything else is opened without
+ * blocking, so that a FIFO put there meanwhile is caught too. */
+static int spawn_child_open_path(const char *path, int flags, const struct box *in_box, int reached)
 {
 	struct open_how how = {.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY),
 			       .mode = (flags & O_CREAT) ? 0644 : 0,
@@ -136,10 +191,8 @@ static int spawn_child_open_path(const char *path, int flags, int in_box, int re
 	int fifo = in_box && spawn_child_is_fifo(path, in_box), fd;
 	struct stat st;
 
-	if (fifo && reached) {
-		errno = ENXIO;
-		return -1;
-	}
+	if (fifo && reached)
+		return spawn_child_open_judge_fifo(path, flags, in_box);
 	if (in_box && !fifo)
 		how.flags |= O_NONBLOCK;
 	fd = spawn_child_open_how(path, in_box, &how);
@@ -168,7 +221,7 @@ static int spawn_child_open_path(const char *path, int flags, int in_box, int re
 }
 
 static void spawn_child_stdio(int errfd, int target, const struct spawn_stdio *s, int null_stdio,
-			      int in_box, enum spawn_stage stage)
+			      const struct box *in_box, enum spawn_stage stage)
 {
 	int flags = target == 0 ? O_RDONLY : O_WRONLY | O_CREAT | O_TRUNC;
 	const char *path = s->path;
@@ -335,10 +388,11 @@ static void spawn_child_drop_caps(int errfd)
 }
 
 /* Standard input, output and error: the caller's paths and descriptors. */
-static void spawn_child_open_stdio(const struct spawn_plan *p, int errfd, int in_box)
+static void spawn_child_open_stdio(const struct spawn_plan *p, int errfd, int in_box_now)
 {
 	const struct identity none_identity = {0};
 	const struct identity *iso = &p->iso;
+	const struct box *in_box = in_box_now ? p->c.box : NULL;
 
 	/* Let go of the caller's descriptors before opening anything that may
 	 * block (a FIFO with no peer): $(proctord --daemonize ...) must not

@@ -63,6 +63,9 @@ int iso_outcome_read(const char *json, size_t len, struct iso_outcome *r)
 	r->wall_us = iso_json_int(root, "wall_us");
 	r->peak_bytes = iso_json_int(root, "peak_memory_bytes");
 	r->oom_kills = iso_json_int(root, "oom_kills");
+	r->max_rss_bytes = iso_json_int(root, "max_rss_bytes");
+	r->csw_voluntary = iso_json_int(root, "csw_voluntary");
+	r->csw_forced = iso_json_int(root, "csw_forced");
 	json_decref(root);
 	return 0;
 }
@@ -87,14 +90,17 @@ static void __attribute__((format(printf, 2, 3))) iso_put(struct iso_buf *b, con
 		b->len += (size_t)n < b->cap - b->len ? (size_t)n : b->cap - b->len - 1;
 }
 
-/* isolate's final_stats and cg_stats: what proctor measures of them
- * (max-rss and the context switches it does not report). */
+/* isolate's final_stats and cg_stats: max-rss in KiB (ru_maxrss), the
+ * context switches, then the cgroup's figures. */
 static void iso_stats(struct iso_buf *b, const struct iso_outcome *r, const struct iso_opts *o)
 {
 	long long cpu_ms = r->cpu_us / 1000, wall_ms = r->wall_us / 1000;
 
 	iso_put(b, "time:%lld.%03lld\n", cpu_ms / 1000, cpu_ms % 1000);
 	iso_put(b, "time-wall:%lld.%03lld\n", wall_ms / 1000, wall_ms % 1000);
+	iso_put(b, "max-rss:%lld\n", r->max_rss_bytes >> 10);
+	iso_put(b, "csw-voluntary:%lld\n", r->csw_voluntary);
+	iso_put(b, "csw-forced:%lld\n", r->csw_forced);
 	if (o->cg) {
 		iso_put(b, "cg-mem:%lld\n", r->peak_bytes >> 10);
 		if (r->oom_kills > 0)

@@ -17,6 +17,7 @@ struct iso_outcome {
 	enum spawn_stage stage;	 /* failed; STAGE_COUNT for an unknown one */
 	char text[1024];	 /* failed: what proctord said */
 	long long cpu_us, wall_us, peak_bytes, oom_kills;
+	long long max_rss_bytes, csw_voluntary, csw_forced;
 	int interrupt; /* the signal that interrupted proctor-isolate; 0 */
 };
 

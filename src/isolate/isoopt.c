@@ -157,9 +157,9 @@ static int iso_dir_flag(struct iso_opts *o, const char *arg, const char *opt, si
 		     {"noexec", ISO_DIR_NOEXEC},
 		     {"maybe", ISO_DIR_MAYBE},
 		     {"tmp", ISO_DIR_TMP},
-		     {"dev", 0},
+		     {"dev", ISO_DIR_DEV},
 		     {"fs", 0},
-		     {"norec", 0}};
+		     {"norec", ISO_DIR_NOREC}};
 
 	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
 		if (strlen(known[i].name) != len || strncmp(known[i].name, opt, len) != 0)
@@ -176,8 +176,9 @@ static int iso_dir_flag(struct iso_opts *o, const char *arg, const char *opt, si
 			opt);
 }
 
-/* -d in=out[:opts], -d dir[:opts] (out = /dir); a rule for the same inside
- * path replaces the earlier one, as in isolate. */
+/* -d in=out[:opts], -d dir[:opts] (out = /dir), -d in= (removes the rule
+ * for in, a default one too); a rule for the same inside path replaces the
+ * earlier one, as in isolate. */
 static int iso_dir(struct iso_opts *o, const char *arg)
 {
 	const char *colon = strchr(arg, ':'), *eq;
@@ -196,11 +197,17 @@ static int iso_dir(struct iso_opts *o, const char *arg)
 	eq = memchr(arg, '=', head);
 	if (iso_inner_path(o, arg, eq ? (size_t)(eq - arg) : head, d.in) < 0)
 		return -1;
-	if (eq && eq + 1 == arg + head)
-		return iso_fail(
-		    o, "Directory rule '%s': removing a rule is not supported by proctor-isolate",
-		    arg);
-	if (d.flags & ISO_DIR_TMP) {
+	if (eq && eq + 1 == arg + head) {
+		if (strcmp(d.in, "/box") == 0)
+			return iso_fail(o, "Directory rule '%s': proctor-isolate always has /box",
+					arg);
+		d.flags = ISO_DIR_REMOVE;
+	} else if ((d.flags & ISO_DIR_DEV) && (d.flags & (ISO_DIR_RW | ISO_DIR_TMP))) {
+		return iso_fail(o,
+				"Directory rule '%s': 'dev' is supported read-only only by "
+				"proctor-isolate",
+				arg);
+	} else if (d.flags & ISO_DIR_TMP) {
 		if (eq)
 			return iso_fail(o,
 					"Invalid directory rule '%s': Temporary directory mounts "

@@ -13,6 +13,9 @@ enum {
 	ISO_DIR_NOEXEC = 1 << 1,
 	ISO_DIR_MAYBE = 1 << 2,
 	ISO_DIR_TMP = 1 << 3,
+	ISO_DIR_NOREC = 1 << 4,	 /* what proctord's binds always are */
+	ISO_DIR_REMOVE = 1 << 5, /* IN=: no rule, and proctord's box nothing at IN */
+	ISO_DIR_DEV = 1 << 6,	 /* devices usable (proctord's --dev-bind, read-only) */
 };
 
 struct iso_dir {

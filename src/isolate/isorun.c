@@ -117,7 +117,7 @@ int iso_map_path(const struct iso_opts *o, const char *boxdir, const char *inner
 	for (size_t i = 0; i < o->ndirs; i++) {
 		const struct iso_dir *d = &o->dirs[i];
 
-		if (!(d->flags & ISO_DIR_TMP) && iso_below(abs, d->in) &&
+		if (!(d->flags & (ISO_DIR_TMP | ISO_DIR_REMOVE)) && iso_below(abs, d->in) &&
 		    (!from || strlen(d->in) > strlen(from))) {
 			from = d->in;
 			to = d->out;
@@ -205,7 +205,8 @@ static void iso_limits(const struct iso_opts *o, struct iso_argv *a)
 }
 
 /* The directory rules as binds; :tmp on /tmp and /dev/shm is what the box
- * has already, :maybe skips a missing source. */
+ * has already, :maybe skips a missing source, IN= leaves out what the box
+ * has at IN (--box-omit). */
 static void iso_binds(const struct iso_opts *o, struct iso_argv *a)
 {
 	struct stat st;
@@ -213,12 +214,17 @@ static void iso_binds(const struct iso_opts *o, struct iso_argv *a)
 	for (size_t i = 0; i < o->ndirs; i++) {
 		const struct iso_dir *d = &o->dirs[i];
 
-		if (d->flags & ISO_DIR_TMP)
+		if (d->flags & ISO_DIR_REMOVE)
+			iso_argv_addf(a, "--box-omit", "%s", d->in);
+		if (d->flags & (ISO_DIR_TMP | ISO_DIR_REMOVE))
 			continue;
 		if ((d->flags & ISO_DIR_MAYBE) && stat(d->out, &st) < 0)
 			continue;
-		iso_argv_addf(a, d->flags & ISO_DIR_RW ? "--bind" : "--ro-bind", "%s:%s", d->out,
-			      d->in);
+		iso_argv_addf(a,
+			      d->flags & ISO_DIR_RW    ? "--bind"
+			      : d->flags & ISO_DIR_DEV ? "--dev-bind"
+						       : "--ro-bind",
+			      "%s:%s", d->out, d->in);
 	}
 }
 

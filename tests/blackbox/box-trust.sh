@@ -110,6 +110,31 @@ bx_run "$T/tmp/o.fifo4" "${USER_ARGS[@]}" --wall-time 20s --stdout "$T/tmp/judge
 wait "$reader"
 check_eq "[$who] --stdout, the judge's FIFO with its reader there: it gets the output whole" \
 	"to the judge" "$(cat "$T/tmp/judge.got")" || ans_diag
+# The judge's FIFOs in a read-write bind (CMS's Communication tasks): waited
+# on where the program could not have put them, neither they nor their
+# directory its user's and the directory writable by no group or other.
+if [ "$rootless" = 0 ]; then
+	mkdir -m 0755 "$T/tmp/jf" "$T/tmp/jw"
+	mkfifo -m 0666 "$T/tmp/jf/in" "$T/tmp/jw/in"
+	# Left when the directory was open to all, since closed.
+	chmod 0777 "$T/tmp/jw"
+	setpriv --reuid=nobody --regid="$ng" --clear-groups mkfifo "$T/tmp/jw/left"
+	chmod 0755 "$T/tmp/jw"
+	(exec 3>"$T/tmp/jf/in"; echo "through the bind" >&3) &
+	bx_run "$T/tmp/o.jf" --user nobody --wall-time 20s --bind "$T/tmp/jf:/fifo" --stdin "$T/tmp/jf/in" -- cat
+	check_eq "[root] --stdin, the judge's FIFO in a --bind (root's, 0755): waited on, read" \
+		"through the bind" "$(cat "$T/tmp/o.jf")" || ans_diag
+	wait
+	bx_run "$T/tmp/o.jw" --user nobody --wall-time 20s --bind "$T/tmp/jw:/fifo" --stdin "$T/tmp/jw/left" -- cat
+	check_re "[root] ...but one of nobody's there (an earlier run's): failed stdin at once" \
+		"^failed stdin: $T/tmp/jw/left: No such device or address" "$ANS_STATUS" || ans_diag
+	chmod 0775 "$T/tmp/jw"
+	bx_run "$T/tmp/o.jw2" --user nobody --wall-time 20s --bind "$T/tmp/jw:/fifo" --stdin "$T/tmp/jw/in" -- cat
+	check_re "[root] ...and root's in a directory its group may write to: failed stdin at once" \
+		"^failed stdin: $T/tmp/jw/in: No such device or address" "$ANS_STATUS" || ans_diag
+else
+	skip "[nobody] the judge's FIFO in a --bind" "rootless, the program is the judge's user"
+fi
 bx_run "$T/tmp/o.ok" "${USER_ARGS[@]}" --stdout "$BOX/result" -- echo fine
 check_eq "[$who] --stdout DIR/result, a plain new file: written (the control)" "fine" \
 	"$(cat "$BOX/result" 2>&1)"

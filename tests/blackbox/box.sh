@@ -145,6 +145,38 @@ chmod 0777 "$T/tmp/rw"
 bx_run "$T/tmp/o.bind" --bind "$T/tmp/rw:/data/rw" -- sh -c 'echo kept >/data/rw/f && echo written'
 check_eq "[$who] --bind SRC:DST is read-write, and what is written there is on the host" \
 	"written kept" "$(cat "$T/tmp/o.bind" "$T/tmp/rw/f" 2>&1 | tr '\n' ' ' | sed 's/ $//')"
+# A bind wins over what the box put at its path or below (isolate's
+# --dir=/etc=/etc, CMS's compilations; -d /etc:noexec, judge0's runs): the
+# host's whole /etc, its ld.so.cache and passwd, not the box's.
+bx_run "$T/tmp/o.etc" --ro-bind /etc --ro-bind /etc/alternatives -- sh -c \
+	'cat /etc/hostname; grep -c "" /etc/passwd; test -e /etc/ld.so.cache && echo cache'
+check_eq "[$who] --ro-bind /etc (with /etc/alternatives in it too) replaces the box's /etc" \
+	"$(cat /etc/hostname);$(grep -c "" /etc/passwd);cache;" "$(tr '\n' ';' <"$T/tmp/o.etc")" ||
+	{ ans_diag; diag "$(cat "$T/tmp/o.etc.err")"; }
+# A redirect in a bind is opened from the bind's source down, as the
+# program would open it in the box: the host's directories above it need
+# not let the program's user in (CMS's outer directory is 0700).
+if [ "$rootless" = 0 ]; then
+	mkdir -m 0700 "$T/tmp/locked" && mkdir -m 0777 "$T/tmp/locked/rw"
+	echo "through the bind" >"$T/tmp/locked/rw/in" && chmod 0644 "$T/tmp/locked/rw/in"
+	bx_run "$T/tmp/locked/rw/o" --user nobody --bind "$T/tmp/locked/rw:/data" --stdin "$T/tmp/locked/rw/in" -- cat
+	check_eq "[root] --stdin and --stdout in a --bind under a directory of root's 0700: opened as nobody" \
+		"exited 0:through the bind" "$ANS_STATUS:$(cat "$T/tmp/locked/rw/o")" || ans_diag
+	bx_run "$T/tmp/o.lk" --user nobody --stdin "$T/tmp/locked/rw/in" -- cat
+	check_re "[root] ...but not outside one: failed stdin, Permission denied" \
+		"^failed stdin: $T/tmp/locked/rw/in: Permission denied" "$ANS_STATUS" || ans_diag
+fi
+# A device node in a bind: refused (nodev) but with --dev-bind (isolate's :dev).
+mkdir "$T/tmp/devs" && mknod -m 0666 "$T/tmp/devs/null" c 1 3
+for o in --ro-bind --dev-bind; do
+	bx_run "$T/tmp/o$o" "$o" "$T/tmp/devs:/d" -- sh -c 'echo x 2>/dev/null >/d/null && echo written || echo refused'
+done
+check_eq "[$who] a device node in a --ro-bind cannot be opened, in a --dev-bind it can" \
+	"refused;written" "$(cat "$T/tmp/o--ro-bind");$(cat "$T/tmp/o--dev-bind")" || ans_diag
+bx_run "$T/tmp/o.omit" --box-omit /proc --box-omit /dev/shm --box-omit /etc/passwd -- sh -c \
+	'for p in /proc /dev/shm /etc/passwd /etc/group /dev/null; do [ -e $p ] && echo $p; done'
+check_eq "[$who] --box-omit /proc, /dev/shm, /etc/passwd: those are not in the box, the rest is" \
+	"/etc/group;/dev/null;" "$(tr '\n' ';' <"$T/tmp/o.omit")" || { ans_diag; diag "$(cat "$T/tmp/o.omit.err")"; }
 if [ -x "$PROGS/cxxthreads" ]; then
 	bx_run "$T/tmp/o.cxx" -- /progs/cxxthreads 4
 	check_eq "[$who] a C++ program with 4 threads runs" "exited 0" "$ANS_STATUS" ||
@@ -220,6 +252,8 @@ bad --box "$BOX" --ro-bind /nonexistent-proctor-src
 check_re "[$who] --ro-bind of a missing path: exit 2 before the start" '^rc 2: .*nonexistent-proctor-src.*No such file' "$BAD"
 bad --box "$BOX" --bind "relative:/x"
 check_re "[$who] --bind of a relative path: exit 2" '^rc 2: .*absolute' "$BAD"
+bad --box "$BOX" --box-omit /box
+check_re "[$who] --box-omit /box: exit 2, DIR stays" '^rc 2: .*--box-omit /box: .*DIR stays' "$BAD"
 bad --ro-bind /usr
 check_re "[$who] --ro-bind without --box: exit 2" '^rc 2: .*only in a box' "$BAD"
 # A program named by a host path that the box does not hold: refused before

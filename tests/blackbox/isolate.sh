@@ -22,10 +22,13 @@ CONF
 export PROCTOR_ISOLATE_CONFIG="$T/isolate.conf"
 
 # The meta file with its figures made words: time and time-wall must have
-# three decimals, cg-mem be a count; lines joined with "|".
+# three decimals, max-rss, the context switches and cg-mem be counts; lines
+# joined with "|". RU: isolate's rusage keys, after time-wall.
 meta_shape() {
-	sed -E 's/^(time|time-wall):[0-9]+\.[0-9]{3}$/\1:T/; s/^cg-mem:[0-9]+$/cg-mem:N/' "$1" | tr '\n' '|'
+	sed -E 's/^(time|time-wall):[0-9]+\.[0-9]{3}$/\1:T/
+		s/^(max-rss|csw-voluntary|csw-forced|cg-mem):[0-9]+$/\1:N/' "$1" | tr '\n' '|'
 }
+RU="max-rss:N|csw-voluntary:N|csw-forced:N|"
 meta_get() { sed -n "s/^$2://p" "$1"; }
 # seconds "1.234" as ms
 ms() { local s=${1/./}; [[ $s =~ ^[0-9]+$ ]] && echo $((10#$s)); }
@@ -42,7 +45,7 @@ j0() { # MODE LIMITS... : judge0's run line on run.sh = "./isoprog MODE"
 	shift
 	"$ISO" --cg -s -b 7 -M "$W/metadata.txt" --stderr-to-stdout "$@" -k 64000 -p60 --cg-timing \
 		--cg-mem=128000 -f 1024 -E HOME=/tmp -E PATH="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
-		-E LANG -E LANGUAGE -E LC_ALL --run -- /bin/bash run.sh \
+		-E LANG -E LANGUAGE -E LC_ALL -d /etc:noexec --run -- /bin/bash run.sh \
 		<"$W/stdin.txt" >"$W/stdout.txt" 2>"$W/stderr.txt"
 }
 cp "$PROGS/isoprog" "$W/box/"
@@ -51,11 +54,18 @@ j0 sum -t 5.0 -x 1.0 -w 10.0
 check_eq "judge0: a right answer: exit 0, the sum on stdout, nothing on stderr (-s)" \
 	"0:7:" "$?:$(cat "$W/stdout.txt"):$(cat "$W/stderr.txt")"
 check_eq "...meta: time, time-wall, cg-mem, exitcode:0 and no status" \
-	"time:T|time-wall:T|cg-mem:N|exitcode:0|" "$(meta_shape "$W/metadata.txt")"
+	"time:T|time-wall:T|${RU}cg-mem:N|exitcode:0|" "$(meta_shape "$W/metadata.txt")"
+
+j0 "alloc 40" -t 5.0 -x 1.0 -w 10.0
+# Under valgrind the fork of proctord that became bash had valgrind's own.
+most=65536
+vg_on && most=4194304
+check_range "judge0: max-rss is ru_maxrss in KiB, as isolate's: a program that touched 40 MiB (KiB)" \
+	40960 "$most" "$(meta_get "$W/metadata.txt" max-rss)"
 
 j0 "exit 3" -t 5.0 -x 1.0 -w 10.0
 check_eq "judge0: exit 3 is RE, exit status 1" \
-	"1:time:T|time-wall:T|cg-mem:N|exitcode:3|status:RE|message:Exited with error status 3|" \
+	"1:time:T|time-wall:T|${RU}cg-mem:N|exitcode:3|status:RE|message:Exited with error status 3|" \
 	"$?:$(meta_shape "$W/metadata.txt")"
 
 j0 segv -t 5.0 -x 1.0 -w 10.0
@@ -64,14 +74,14 @@ check_eq "judge0: a crash under bash is bash's exit 139 (isolate reports the mai
 
 j0 loop -t 0.3 -x 0 -w 5.0
 check_eq "judge0: an endless loop under -t 0.3 -x 0 is TO, killed" \
-	"1:status:TO|message:Time limit exceeded|killed:1|time:T|time-wall:T|cg-mem:N|" \
+	"1:status:TO|message:Time limit exceeded|killed:1|time:T|time-wall:T|${RU}cg-mem:N|" \
 	"$?:$(meta_shape "$W/metadata.txt")"
 native timing check_range "...killed within 50 ms of 0.3 s CPU, not at isolate's 100 ms polling (ms)" \
 	300 350 "$(ms "$(meta_get "$W/metadata.txt" time)")"
 
 j0 "burn 300" -t 0.1 -x 1.0 -w 5.0
 check_eq "judge0: ending by itself past -t, before -x (absolute), is TO without killed nor exitcode" \
-	"1:time:T|time-wall:T|cg-mem:N|status:TO|message:Time limit exceeded|" \
+	"1:time:T|time-wall:T|${RU}cg-mem:N|status:TO|message:Time limit exceeded|" \
 	"$?:$(meta_shape "$W/metadata.txt")"
 
 echo judge0 >"$W/compile_output.txt"
@@ -83,12 +93,28 @@ check_eq "...and again, with nothing left to remove, exits 0" "0" "$?"
 
 # --- CMS (isolate 2.x's long options, its own directory bound at /tmp) ---------
 
+# CMS's outer directory is mkdtemp's, 0700: the box user reaches its
+# redirects through the bind at /tmp only, as in isolate.
 O=$T/cms-outer
-mkdir -p "$O/home" && chmod 0777 "$O/home"
+mkdir -p "$O/home" && chmod 0777 "$O/home" && chmod 0700 "$O"
 "$ISO" --box-id=2 --cg --cleanup && "$ISO" --box-id=2 --cg --init >/dev/null
 check_eq "CMS: --cleanup then --init exit 0" "0" "$?"
 cp "$PROGS/isoprog" "$O/home/"
 echo "20 22" >"$O/home/input.txt"
+# CMS's compilation: the host's /etc over the box's, gcc -static.
+printf '#include <stdio.h>\nint main(void) { puts("compiled"); return 0; }\n' >"$O/home/hello.c"
+if [ -x /usr/bin/gcc ]; then
+	"$ISO" --cg --box-id=2 --chdir=/tmp --dir=/tmp="$O/home":rw --dir=/dev/shm:tmp \
+		--dir=/etc/alternatives=/etc/alternatives --dir=/etc=/etc --full-env --env=HOME=/tmp \
+		--cg-mem=524288 --stdout=/tmp/compilation_stdout_0.txt --processes=1000 \
+		--stderr=/tmp/compilation_stderr_0.txt --time=10 --wall-time=21 --meta="$O/run.meta.0" \
+		--run -- /usr/bin/gcc -DEVAL -std=gnu11 -O2 -pipe -static -s -o hello hello.c -lm 2>"$T/iso.err"
+	check_eq "CMS: its compilation line (--dir=/etc=/etc) compiles: exit 0, exitcode:0, the program runs" \
+		"0:exitcode:0:compiled" "$?:$(grep exitcode "$O/run.meta.0"):$("$O/home/hello" 2>&1)" ||
+		diag "$(cat "$T/iso.err" "$O/home/compilation_stderr_0.txt" "$O/run.meta.0")"
+else
+	skip "CMS: its compilation line" "no /usr/bin/gcc"
+fi
 cms() { # MEM TIME WALL PROGRAM...: CMS's evaluation line
 	local mem=$1 t=$2 w=$3
 	shift 3
@@ -102,23 +128,23 @@ check_eq "CMS: a right answer: exit 0, the output in its /tmp, isolate's OK line
 	"0:42:OK" "$?:$(cat "$O/home/output.txt"):$(cut -c1-2 "$T/iso.err")"
 check_re "...the OK line gives CPU and wall seconds as isolate does" \
 	'^OK \([0-9]+\.[0-9]{3} sec real, [0-9]+\.[0-9]{3} sec wall\)$' "$(cat "$T/iso.err")"
-check_eq "...meta: no status, exitcode:0" "time:T|time-wall:T|cg-mem:N|exitcode:0|" "$(meta_shape "$O/run.meta.0")"
+check_eq "...meta: no status, exitcode:0" "time:T|time-wall:T|${RU}cg-mem:N|exitcode:0|" "$(meta_shape "$O/run.meta.0")"
 check_eq "...the output is the box user's (first_uid + 2)" "61002" "$(stat -c %u "$O/home/output.txt")"
 
 cms 131072 0.5 2 ./isoprog segv
 check_eq "CMS: SIGSEGV is SG with exitsig:11, exit status 1" \
-	"1:time:T|time-wall:T|cg-mem:N|exitsig:11|status:SG|message:Caught fatal signal 11|:Caught fatal signal 11" \
+	"1:time:T|time-wall:T|${RU}cg-mem:N|exitsig:11|status:SG|message:Caught fatal signal 11|:Caught fatal signal 11" \
 	"$?:$(meta_shape "$O/run.meta.0"):$(cat "$T/iso.err")"
 
 cms 32768 2 4 ./isoprog alloc 200
 check_eq "CMS: past --cg-mem is SG 9 with cg-oom-killed:1 (CMS: memory limit exceeded)" \
-	"1:time:T|time-wall:T|cg-mem:N|cg-oom-killed:1|exitsig:9|status:SG|message:Caught fatal signal 9|" \
+	"1:time:T|time-wall:T|${RU}cg-mem:N|cg-oom-killed:1|exitsig:9|status:SG|message:Caught fatal signal 9|" \
 	"$?:$(meta_shape "$O/run.meta.0")"
 check_range "...cg-mem is the peak in KiB, at the limit" 30000 32768 "$(meta_get "$O/run.meta.0" cg-mem)"
 
 cms 131072 0.5 0.5 ./isoprog sleep
 check_eq "CMS: a sleeper is TO with \"wall\" in the message, killed" \
-	"1:status:TO|message:Time limit exceeded (wall clock)|killed:1|time:T|time-wall:T|cg-mem:N|" \
+	"1:status:TO|message:Time limit exceeded (wall clock)|killed:1|time:T|time-wall:T|${RU}cg-mem:N|" \
 	"$?:$(meta_shape "$O/run.meta.0")"
 
 cms 131072 0.5 2 ./missing
@@ -128,6 +154,84 @@ check_eq "CMS: a program that cannot be executed is RE 127 (isolate 2.x), execve
 "$ISO" --cg --cg-timing -s -b 2 -M "$T/v1.meta" --run -- ./missing 2>/dev/null
 check_eq "...and XX with isolate 1.8's message when the line is 1.x's (--cg-timing), as judge0 expects" \
 	"2:status:XX|message:execve(\"./missing\"): No such file or directory|" "$?:$(tr '\n' '|' <"$T/v1.meta")"
+
+# CMS's Communication task, as its Communication.py sets it up: for each
+# user process i a directory of FIFOs (mkdtemp, then 0755; the FIFOs 0666,
+# the judge's), bound read-write at /fifoI in the manager's box and in user
+# i's; the manager opens them by name, each user's stdin and stdout are
+# redirected to them; all N+1 run at once (a user's limits CMS's for -t 4:
+# wall 2t+1, roomy for a loaded machine where the manager starts late).
+cat >"$T/manager" <<-'MGR'
+	#!/bin/bash
+	# Builtins only (--processes=1): send "a b+i" to user i, check the sum.
+	read -r a b
+	i=0 right=0
+	while [ $# -ge 2 ]; do
+		exec 3>"$2"
+		echo "$a $((b + i))" >&3
+		exec 3>&- 4<"$1"
+		read -r got <&4
+		exec 4<&-
+		[ "$got" = "$((a + b + i))" ] && right=$((right + 1))
+		i=$((i + 1))
+		shift 2
+	done
+	[ "$right" = "$i" ] && echo 1.0 || echo 0.0
+	echo "$right of $i right" >&2
+MGR
+comm_box() { # BOX OUTER: --init, and the outer directory CMS makes (home 0755)
+	"$ISO" --box-id="$1" --cg --cleanup && "$ISO" --box-id="$1" --cg --init >/dev/null &&
+		mkdir -p "$2/home" && : >"$2/home/stdout.txt" && : >"$2/home/stderr.txt" &&
+		chmod 0722 "$2/home/stdout.txt" "$2/home/stderr.txt" && chmod 0755 "$2/home" &&
+		chmod 0700 "$2"
+}
+comm_run() { # BOX OUTER LIMITS... -- PROGRAM...: CMS's evaluation_step_before_run
+	local box=$1 outer=$2
+	shift 2
+	"$ISO" --cg --box-id="$box" --chdir=/tmp --dir=/tmp="$outer/home":rw --dir=/dev/shm:tmp \
+		--dir=/etc/alternatives=/etc/alternatives "$@" 2>/dev/null
+}
+ncomm=2
+comm_box 10 "$T/comm-m" && install -m 0755 "$T/manager" "$T/comm-m/home/manager"
+echo "20 22" >"$T/comm-m/home/input.txt"
+mdirs=() margs=()
+for i in $(seq 0 $((ncomm - 1))); do
+	fifo[i]=$(mktemp -d "$T/fifo.XXXXXX") && chmod 0755 "${fifo[i]}"
+	mkfifo -m 0666 "${fifo[i]}/u${i}_to_m" "${fifo[i]}/m_to_u$i"
+	mdirs+=(--dir=/fifo$i="${fifo[i]}":rw)
+	margs+=("/fifo$i/u${i}_to_m" "/fifo$i/m_to_u$i")
+	comm_box $((11 + i)) "$T/comm-u$i" && cp "$PROGS/isoprog" "$T/comm-u$i/home/"
+done
+comm_run 10 "$T/comm-m" "${mdirs[@]}" --env=HOME=/tmp --fsize=1048576 --stdin=/tmp/input.txt \
+	--cg-mem=4194304 --stdout=/tmp/stdout.txt --processes=1 --stderr=/tmp/stderr.txt --time=10 \
+	--wall-time=21 --meta="$T/comm-m/run.meta.0" --run -- ./manager "${margs[@]}" &
+pids=($!)
+for i in $(seq 0 $((ncomm - 1))); do
+	comm_run $((11 + i)) "$T/comm-u$i" --dir=/fifo$i="${fifo[i]}":rw --env=HOME=/tmp \
+		--fsize=1048576 --stdin=/fifo$i/m_to_u$i --cg-mem=131072 --stdout=/fifo$i/u${i}_to_m \
+		--processes=1 --stderr=/tmp/stderr.txt --time=4 --wall-time=9 \
+		--meta="$T/comm-u$i/run.meta.0" --run -- ./isoprog sum "$i" &
+	pids+=($!)
+done
+rcs=""
+for p in "${pids[@]}"; do
+	wait "$p"
+	rcs="$rcs$?"
+done
+check_eq "CMS Communication: a manager and $ncomm users through the judge's FIFOs in read-write binds: all exit 0, the manager says 1.0" \
+	"000:1.0:2 of 2 right" "$rcs:$(cat "$T/comm-m/home/stdout.txt"):$(cat "$T/comm-m/home/stderr.txt")" ||
+	diag "$(cat "$T"/comm-*/run.meta.0)"
+check_eq "...each user's meta: exitcode:0, no status" "exitcode:0|exitcode:0|" \
+	"$(cat "$T/comm-u0/run.meta.0" "$T/comm-u1/run.meta.0" | grep -e exitcode -e status | tr '\n' '|')"
+# A FIFO in the user's own /tmp (CMS's home, where it may write) is not
+# the judge's: refused at once, as proctord refuses what a program plants.
+mkfifo -m 0666 "$T/comm-u0/home/planted"
+chmod 0777 "$T/comm-u0/home"
+comm_run 11 "$T/comm-u0" --stdin=/tmp/planted --wall-time=20 --meta="$T/comm-u0/run.meta.1" \
+	--run -- ./isoprog sum
+check_eq "...but a FIFO where the user may write (its /tmp, 0777) is refused at once, XX" \
+	"2:XX" "$?:$(meta_get "$T/comm-u0/run.meta.1" status)"
+for b in 10 11 12; do "$ISO" --box-id=$b --cg --cleanup; done
 
 # Busy: a first run holds the box while a second tries it.
 cms 131072 5 1 ./isoprog sleep &
@@ -153,7 +257,7 @@ wait_for "$T_OP" test -p "$T/locks/2.run/wait"
 kill -TERM "$(pgrep -P "$first")"
 wait "$first"
 check_eq "SIGTERM to proctor-isolate ends the run at once: SG Interrupted, exitsig:15, killed, exit status 1" \
-	"1:exitsig:15|status:SG|message:Interrupted|killed:1|time:T|time-wall:T|cg-mem:N|" \
+	"1:exitsig:15|status:SG|message:Interrupted|killed:1|time:T|time-wall:T|${RU}cg-mem:N|" \
 	"$?:$(meta_shape "$O/run.meta.0")"
 check_range "...in well under the 10 s wall limit (ms)" 0 3000 "$(ms "$(meta_get "$O/run.meta.0" time-wall)")"
 
@@ -174,6 +278,12 @@ mkdir -p "$T/boxes" && "$ISO" -b4 --init >/dev/null
 FROM_CALLER=yes "$ISO" -b4 -s -E FROM_CALLER -E A=1 -E B=2 -E B= -EC=x=y -o env.txt --run -- /usr/bin/env
 check_eq "the environment starts empty but for LIBC_FATAL_STDERR_=1; -E inherits, sets, removes (B=)" \
 	"0:LIBC_FATAL_STDERR_=1|FROM_CALLER=yes|A=1|C=x=y|" "$?:$(tr '\n' '|' <"$T/boxes/4/box/env.txt")"
+mkdir -p "$T/shown" "$T/devs" && echo x >"$T/shown/f" && mknod -m 0666 "$T/devs/null" c 1 3
+"$ISO" -b4 -s --dir=/shown="$T/shown":norec --dir=/gone="$T/shown" --dir=/gone= --dir=/proc= \
+	--dir=/d="$T/devs":dev -o seen.txt --run -- /bin/sh -c \
+	'for p in /shown/f /gone /proc /usr; do [ -e $p ] && echo $p; done; echo x >/d/null && echo dev'
+check_eq "--dir IN= removes a rule, an earlier one (/gone) or the box's own (/proc); :norec binds; :dev keeps devices" \
+	"0:/shown/f|/usr|dev|" "$?:$(tr '\n' '|' <"$T/boxes/4/box/seen.txt")"
 # Judgels keeps its meta file in box/, where the last program could leave
 # a link to a file of root's in its place, or a FIFO.
 echo precious >"$T/precious" && ln -s "$T/precious" "$T/boxes/4/box/_isolate.meta"

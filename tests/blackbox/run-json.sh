@@ -39,6 +39,19 @@ for k in not_enforced output_bytes pids_max_hits oom_kills sources.cpu isolation
 	check "...it has proctord's $k" has "$T/v.json" "$k"
 done
 
+# isolate's max-rss, csw-voluntary and csw-forced: from the rusage of the
+# reaped processes, a grandchild's too (its parent waited for it).
+run --json "$T/ru.json" -- sh -c '"$0" alloc 40 && for i in 1 2 3 4 5; do sleep 0.01; done' "$PROGS/isoprog"
+check_eq "run --json: a grandchild that touched 40 MiB, then five sleeps: exit 0" 0 "$RUN_RC" || diag "$RUN_ERR"
+# ru_maxrss keeps what a process had before its execve: under valgrind, the
+# fork of proctord that became sh had valgrind's own.
+most=64
+vg_on && most=4096
+check_range "...max_rss_bytes is its resident set, 40 MiB and not much more (MiB; ASan's own are in)" 40 "$most" \
+	"$(($(jsonget "$T/ru.json" max_rss_bytes) >> 20))"
+check_range "...csw_voluntary counts at least the five sleeps" 5 100000 "$(jsonget "$T/ru.json" csw_voluntary)"
+check_re "...csw_forced is a count" '^[0-9]+$' "$(jsonget "$T/ru.json" csw_forced)"
+
 run --json="$T/v2.json" -- sh -c 'exit 4'
 check_eq "run --json=FILE: exit_code of a program that exited" 4 "$(jsonget "$T/v2.json" status.exit_code)"
 check_eq "...no limit" null "$(jsonget "$T/v2.json" status.limit)"

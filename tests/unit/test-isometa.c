@@ -15,6 +15,9 @@
 #include "isoparse.h"
 #include "isorun.h"
 
+/* isolate's final_stats after time and time-wall, from the outcomes below. */
+#define RUSAGE_KEYS "max-rss:2000\ncsw-voluntary:7\ncsw-forced:3\n"
+
 /* The meta file of an outcome, under the options of a line. */
 static int meta_of(const struct iso_outcome *r, char *meta, char *line)
 {
@@ -24,33 +27,35 @@ static int meta_of(const struct iso_outcome *r, char *meta, char *line)
 static void meta_files_are_isolates_for_each_outcome(void **state)
 {
 	struct iso_outcome r = {
-	    .head = HEAD_EXITED, .cpu_us = 1204999, .wall_us = 1215000, .peak_bytes = 540LL * 1024};
+	    .head = HEAD_EXITED, .cpu_us = 1204999, .wall_us = 1215000, .peak_bytes = 540LL * 1024,
+	    .max_rss_bytes = 2000LL * 1024 + 1023, .csw_voluntary = 7, .csw_forced = 3};
 	char meta[1024], line[256];
 
 	(void)state;
 	parse_ok(PARSE("--cg", "-t", "1", "-x", "2", "-w", "3", "--run", "--", "x"));
 	/* ended by itself after -t, before -x: TO, no exitcode, no killed */
 	assert_int_equal(meta_of(&r, meta, line), 1);
-	assert_string_equal(meta, "time:1.204\ntime-wall:1.215\ncg-mem:540\nstatus:TO\n"
+	assert_string_equal(meta, "time:1.204\ntime-wall:1.215\n" RUSAGE_KEYS "cg-mem:540\nstatus:TO\n"
 				  "message:Time limit exceeded\n");
 	assert_string_equal(line, "Time limit exceeded\n");
 	r.cpu_us = 4000;
 	assert_int_equal(meta_of(&r, meta, line), 0);
-	assert_string_equal(meta, "time:0.004\ntime-wall:1.215\ncg-mem:540\nexitcode:0\n");
+	assert_string_equal(meta, "time:0.004\ntime-wall:1.215\n" RUSAGE_KEYS "cg-mem:540\nexitcode:0\n");
 	assert_string_equal(line, "OK (0.004 sec real, 1.215 sec wall)\n");
 	r.head = HEAD_KILLED;
 	r.reason = KILL_WALL_TIME;
 	r.wall_us = 3001000;
 	assert_int_equal(meta_of(&r, meta, line), 1);
 	assert_string_equal(meta, "status:TO\nmessage:Time limit exceeded (wall clock)\nkilled:1\n"
-				  "time:0.004\ntime-wall:3.001\ncg-mem:540\n");
+				  "time:0.004\ntime-wall:3.001\n" RUSAGE_KEYS "cg-mem:540\n");
 	r.head = HEAD_SIGNALED;
 	r.signo = 9;
 	r.oom_kills = 1;
 	r.wall_us = 5000;
 	assert_int_equal(meta_of(&r, meta, line), 1);
-	assert_string_equal(meta, "time:0.004\ntime-wall:0.005\ncg-mem:540\ncg-oom-killed:1\n"
-				  "exitsig:9\nstatus:SG\nmessage:Caught fatal signal 9\n");
+	assert_string_equal(meta, "time:0.004\ntime-wall:0.005\n" RUSAGE_KEYS
+				  "cg-mem:540\ncg-oom-killed:1\nexitsig:9\nstatus:SG\n"
+				  "message:Caught fatal signal 9\n");
 	r.head = HEAD_FAILED;
 	r.stage = STAGE_STDIN;
 	snprintf(r.text, sizeof r.text, "/x: Permission denied");
@@ -63,7 +68,7 @@ static void meta_files_are_isolates_for_each_outcome(void **state)
 	r.oom_kills = 0;
 	assert_int_equal(meta_of(&r, meta, line), 1);
 	assert_string_equal(meta, "exitsig:15\nstatus:SG\nmessage:Interrupted\nkilled:1\n"
-				  "time:0.004\ntime-wall:0.005\ncg-mem:540\n");
+				  "time:0.004\ntime-wall:0.005\n" RUSAGE_KEYS "cg-mem:540\n");
 	assert_string_equal(line, "Interrupted\n");
 	r.interrupt = 0;
 	/* -s silences the line but for XX; without --cg, no cg-mem */
@@ -72,7 +77,7 @@ static void meta_files_are_isolates_for_each_outcome(void **state)
 	r.exit_code = 3;
 	r.oom_kills = 0;
 	assert_int_equal(meta_of(&r, meta, line), 1);
-	assert_string_equal(meta, "time:0.004\ntime-wall:0.005\nexitcode:3\nstatus:RE\n"
+	assert_string_equal(meta, "time:0.004\ntime-wall:0.005\n" RUSAGE_KEYS "exitcode:3\nstatus:RE\n"
 				  "message:Exited with error status 3\n");
 	assert_string_equal(line, "");
 }
@@ -80,14 +85,15 @@ static void meta_files_are_isolates_for_each_outcome(void **state)
 static void exec_failure_is_re_127_in_2x_and_xx_in_1x(void **state)
 {
 	struct iso_outcome r = {
-	    .head = HEAD_FAILED, .stage = STAGE_EXEC, .cpu_us = 1000, .wall_us = 2000};
+	    .head = HEAD_FAILED, .stage = STAGE_EXEC, .cpu_us = 1000, .wall_us = 2000,
+	    .max_rss_bytes = 2000LL * 1024, .csw_voluntary = 7, .csw_forced = 3};
 	char meta[1024], line[256];
 
 	(void)state;
 	snprintf(r.text, sizeof r.text, "./a.out: No such file or directory");
 	parse_ok(PARSE("-s", "--run", "--", "./a.out"));
 	assert_int_equal(meta_of(&r, meta, line), 1);
-	assert_string_equal(meta, "time:0.001\ntime-wall:0.002\nexitcode:127\nstatus:RE\n"
+	assert_string_equal(meta, "time:0.001\ntime-wall:0.002\n" RUSAGE_KEYS "exitcode:127\nstatus:RE\n"
 				  "message:Exited with error status 127\n");
 	parse_ok(PARSE("--cg-timing", "-s", "--run", "--", "./a.out"));
 	assert_int_equal(meta_of(&r, meta, line), 2);
@@ -100,7 +106,8 @@ static void report_is_read_with_its_signal_number(void **state)
 {
 	static const char json[] =
 	    "{\"version\":2,\"type\":\"report\",\"cpu_us\":2500,\"wall_us\":9000,"
-	    "\"peak_memory_bytes\":1048576,\"oom_kills\":0,\"status\":{\"kind\":\"signaled\","
+	    "\"peak_memory_bytes\":1048576,\"max_rss_bytes\":2097152,\"csw_voluntary\":4,"
+	    "\"csw_forced\":5,\"oom_kills\":0,\"status\":{\"kind\":\"signaled\","
 	    "\"signal\":\"SIGSEGV\",\"exit_code\":null,\"reason\":null,\"stage\":null}}";
 	struct iso_outcome r;
 
@@ -110,6 +117,9 @@ static void report_is_read_with_its_signal_number(void **state)
 	assert_int_equal(r.signo, 11);
 	assert_int_equal(r.cpu_us, 2500);
 	assert_int_equal(r.peak_bytes, 1048576);
+	assert_int_equal(r.max_rss_bytes, 2097152);
+	assert_int_equal(r.csw_voluntary, 4);
+	assert_int_equal(r.csw_forced, 5);
 	assert_int_equal(iso_outcome_read("{\"status\":{\"kind\":\"running\"}}", 30, &r), -1);
 	assert_int_equal(iso_outcome_read("not json", 8, &r), -1);
 }

@@ -214,10 +214,25 @@ static void dir_rules_replace_and_refuse_what_proctor_cannot_do(void **state)
 	assert_int_equal(PARSE("-d", "/a=x", "--init"), -1);
 	assert_int_equal(PARSE("-d", "/a=/x:bogus", "--init"), -1);
 	assert_non_null(strstr(opts.error, "Unknown option 'bogus'"));
-	assert_int_equal(PARSE("-d", "/dev:dev", "--init"), -1);
+	assert_int_equal(PARSE("-d", "/d=/x:dev:rw", "--init"), -1);
+	assert_non_null(strstr(opts.error, "read-only only"));
+	parse_ok(PARSE("-d", "/d=/x:dev", "--init"));
+	assert_int_equal(opts.dirs[0].flags, ISO_DIR_DEV);
+	assert_int_equal(PARSE("-d", "/proc=proc:fs", "--init"), -1);
 	assert_non_null(strstr(opts.error, "not supported"));
-	assert_int_equal(PARSE("-d", "/a=", "--init"), -1);
 	assert_int_equal(PARSE("-d", "/opt:tmp", "--init"), -1);
+	/* norec is what proctord's binds are; IN= removes the rule (an
+	 * earlier one, or the box's default there), but not /box */
+	parse_ok(PARSE("-d", "/a=/x:norec", "-d", "/b=/y", "-d", "/a=", "-d", "/proc=", "--init"));
+	assert_int_equal(opts.ndirs, 3);
+	assert_string_equal(opts.dirs[0].in, "/a");
+	assert_int_equal(opts.dirs[0].flags, ISO_DIR_REMOVE);
+	assert_int_equal(opts.dirs[1].flags, 0);
+	assert_int_equal(opts.dirs[2].flags, ISO_DIR_REMOVE);
+	parse_ok(PARSE("-d", "/a=", "-d", "/a=/z:rw", "--init"));
+	assert_int_equal(opts.dirs[0].flags, ISO_DIR_RW);
+	assert_int_equal(PARSE("-d", "/box=", "--init"), -1);
+	assert_non_null(strstr(opts.error, "always has /box"));
 }
 
 static void bad_lines_are_usage_errors(void **state)
