@@ -83,6 +83,14 @@ static void opener_finish(struct opener *o, int fd)
 	while (n < 0 && errno == EINTR);
 	o->result = OPENER_DELIVERED;
 	o->result_err = n < 0 ? errno : n != (ssize_t)o->len ? EAGAIN : 0;
+	/* The reader keeps this FIFO to itself: the name goes to a fresh one
+	 * before our close, and no close is to be waited for. */
+	if (o->rename_from[0] &&
+	    renameat(o->rename_dirfd, o->rename_from, o->rename_dirfd, "status") == 0) {
+		o->renamed = 1;
+		close(fd);
+		return;
+	}
 	/* A read-write reader needs no end of file: it may have read and
 	 * gone already, and its close would be merged with ours. */
 	if (o->result_err == 0 && opener_reader_gone(fd))
@@ -248,6 +256,7 @@ void opener_submit(struct opener *o, const char *buf, size_t len, uint64_t compo
 	memcpy(o->buf, buf, len);
 	o->len = len;
 	o->composed_us = composed_us;
+	o->renamed = 0;
 	o->cancel = 0;
 	o->done = 0;
 	o->want_word = 0;
@@ -255,6 +264,27 @@ void opener_submit(struct opener *o, const char *buf, size_t len, uint64_t compo
 	o->in_flight = 1;
 	pthread_cond_broadcast(&o->cond);
 	pthread_mutex_unlock(&o->lock);
+}
+
+void opener_rename_after(struct opener *o, int dirfd, const char *spare)
+{
+	pthread_mutex_lock(&o->lock);
+	o->rename_dirfd = dirfd;
+	snprintf(o->rename_from, sizeof o->rename_from, "%s", spare ? spare : "");
+	pthread_mutex_unlock(&o->lock);
+}
+
+int opener_take_renamed(struct opener *o)
+{
+	int r;
+
+	if (!o->started)
+		return 0;
+	pthread_mutex_lock(&o->lock);
+	r = o->renamed;
+	o->renamed = 0;
+	pthread_mutex_unlock(&o->lock);
+	return r;
 }
 
 /* Wait up to a second for the job in flight to end, with the lock held.
