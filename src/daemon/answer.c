@@ -71,7 +71,7 @@ static int answer_deliver_fd(struct fifo *f, int fd, char *buf, size_t len)
 	ssize_t n;
 	int gone;
 
-	if (f->spare_pfd < 0)
+	if (!f->spare)
 		fifo_forget_events(f);
 	if (len == 0)
 		len = answer_compose(f, buf, REPORT_RESPONSE_MAX);
@@ -88,6 +88,9 @@ static int answer_deliver_fd(struct fifo *f, int fd, char *buf, size_t len)
 		fifo_drop_head(f);
 		return 1;
 	}
+	/* Its rename failed: the reader's close is to be seen after all. */
+	if (f->status_wd < 0 && fifo_status_follow(f) == 0 && fifo_watch(f) == 0)
+		fifo_forget_events(f);
 	/* EPIPE: the reader came and went before the answer, its close taken
 	 * above for an earlier one's. A reader that has read and gone already
 	 * (read-write, it needs no end of file) would have its close merged
@@ -131,10 +134,12 @@ static int answer_try_deliver(struct fifo *f, char *buf, size_t len)
 		fifo_drop_head(f);
 		return 1;
 	}
-	/* Its reader's close is to be seen, or the spare to be fit. */
-	if (!fifo_status_is(f, &st))
+	/* The spare is to take on its mode and group; without one, its
+	 * reader's close is to be seen. */
+	if (f->spare)
+		fifo_spare_fit(f, &st);
+	else if (!fifo_status_is(f, &st))
 		fifo_status_moved(f);
-	fifo_spare_fit(f, &st);
 	return answer_deliver_fd(f, fd, buf, len);
 }
 
@@ -154,10 +159,10 @@ static int answer_hand_over(struct fifo *f, const char *buf, size_t len, uint64_
 		f->opener_failed = 1;
 		return -1;
 	}
-	if (f->spare_pfd < 0)
+	if (!f->spare)
 		fifo_forget_events(f);
 	f->closed_early = 0;
-	opener_rename_after(&f->opener, f->dirfd, f->spare_pfd >= 0 ? f->spare_name : NULL);
+	opener_rename_after(&f->opener, f->dirfd, f->spare ? f->spare_name : NULL);
 	opener_submit(&f->opener, buf, len, composed_us);
 	answer_deadline(f);
 	return 0;
@@ -189,7 +194,7 @@ static void answer_offer(struct fifo *f, int fd, int err)
 		f->state = FIFO_RETRY;
 		f->owed_since_us = now_us();
 		/* Without a spare, its reader's close is to be seen. */
-		if (fifo_spare_make(f) < 0)
+		if (fifo_spare_make(f) < 0 && fifo_status_follow(f) == 0)
 			fifo_watch(f);
 		/* Compose before the first open: meanwhile the client, which has
 		 * just written its request, reaches its open of the status FIFO. */
@@ -210,10 +215,13 @@ static void answer_offer(struct fifo *f, int fd, int err)
  * has gone already. */
 static void answer_sent(struct fifo *f, int fd, int err)
 {
+	int how;
+
 	f->last_taken_us = now_us();
-	if (opener_take_renamed(&f->opener)) {
+	how = opener_take_renamed(&f->opener);
+	if (how) {
 		/* Its reader keeps the old FIFO: no close to wait for. */
-		fifo_spare_taken(f);
+		fifo_spare_taken(f, how);
 		if (err && err != EPIPE)
 			log_warnx("write status FIFO: %s", strerror(err));
 		answer_next(f);

@@ -87,12 +87,10 @@ struct fifo {
 	int status_pfd;     /* O_PATH descriptor of the status FIFO */
 	dev_t status_dev;   /* ...its device and inode */
 	ino_t status_ino;
-	int spare_pfd;      /* O_PATH descriptor of the FIFO that takes the name
-			     * status after the next answer's write, or -1 */
-	char spare_name[48]; /* ...its name in the directory until then */
-	dev_t spare_dev;    /* ...its device, inode, mode and group */
-	ino_t spare_ino;
-	mode_t spare_mode;
+	int spare;          /* a fresh FIFO waits, at spare_name, to take the
+			     * name status after the next answer's write */
+	char spare_name[48];
+	mode_t spare_mode;  /* ...its mode and group */
 	gid_t spare_gid;
 	int spare_warned;   /* said that none could be made */
 	struct opener opener;

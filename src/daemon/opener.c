@@ -36,6 +36,18 @@ static void opener_fd_path(const struct opener *o, char *buf, size_t len)
 	snprintf(buf, len, "/proc/self/fd/%d", o->path_fd);
 }
 
+int opener_swap_status(int dirfd, const char *spare)
+{
+	/* The two names swapped: no inode made or freed, no unlinked FIFO to
+	 * keep, the old one kept for reuse once its reader has gone. */
+	if (renameat2(dirfd, spare, dirfd, "status", RENAME_EXCHANGE) == 0)
+		return 1;
+	if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+		return -1;
+	/* A file system without the exchange. */
+	return renameat(dirfd, spare, dirfd, "status") == 0 ? 2 : -1;
+}
+
 int opener_reader_gone(int fd)
 {
 	struct pollfd pfd = {.fd = fd, .events = POLLOUT};
@@ -85,11 +97,13 @@ static void opener_finish(struct opener *o, int fd)
 	o->result_err = n < 0 ? errno : n != (ssize_t)o->len ? EAGAIN : 0;
 	/* The reader keeps this FIFO to itself: the name goes to a fresh one
 	 * before our close, and no close is to be waited for. */
-	if (o->rename_from[0] &&
-	    renameat(o->rename_dirfd, o->rename_from, o->rename_dirfd, "status") == 0) {
-		o->renamed = 1;
-		close(fd);
-		return;
+	if (o->rename_from[0]) {
+		o->renamed = opener_swap_status(o->rename_dirfd, o->rename_from);
+		if (o->renamed > 0) {
+			close(fd);
+			return;
+		}
+		o->renamed = 0;
 	}
 	/* A read-write reader needs no end of file: it may have read and
 	 * gone already, and its close would be merged with ours. */
