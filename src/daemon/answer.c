@@ -11,14 +11,17 @@
 // no event for a reader blocked in its open(), and an answer left in the
 // pipe in advance could be read stale by the next client. Without that
 // thread, the open is retried from a timer with a short backoff.
-// After writing, proctord waits for that reader to close (inotify
-// IN_CLOSE_NOWRITE, or IN_CLOSE_WRITE for a reader that opened it
-// read-write) before the next answer: a reader still blocked in read()
-// would otherwise take the next answer as part of its own.
-// Without an inotify instance (a user's 128 by default), no close can be
-// seen: a fresh FIFO is renamed over status before our end is closed, the
-// reader keeps the old one, and the next answer waits for nothing.
-// Deadlines bound both waits, so a client that never comes or never leaves
+// After the write and before our close, a fresh FIFO made ahead (the spare,
+// fifo_spare_make) is renamed over status: the reader keeps the old one to
+// itself, and no later answer can go into its pipe, whenever and however
+// it closes. A reader's close is not waited for: a read-write reader's
+// IN_CLOSE_WRITE is merged by inotify with our own when the two come in a
+// row, and could not be told from it. Only where no spare can be had is the
+// close waited for (inotify IN_CLOSE_NOWRITE, or IN_CLOSE_WRITE counted
+// against our own closes for a reader that opened it read-write) before
+// the next answer: a reader still blocked in read() would otherwise take
+// the next answer as part of its own.
+// Deadlines bound the waits, so a client that never comes or never leaves
 // delays others by at most FIFO_READER_TIMEOUT and never stalls proctord.
 // A reader still there at the deadline keeps the status FIFO it holds, and
 // a fresh one is renamed over the name: later answers must not go into a
@@ -68,7 +71,8 @@ static int answer_deliver_fd(struct fifo *f, int fd, char *buf, size_t len)
 	ssize_t n;
 	int gone;
 
-	fifo_forget_events(f);
+	if (!f->spare)
+		fifo_forget_events(f);
 	if (len == 0)
 		len = answer_compose(f, buf, REPORT_RESPONSE_MAX);
 	do
@@ -77,13 +81,16 @@ static int answer_deliver_fd(struct fifo *f, int fd, char *buf, size_t len)
 	if (n != (ssize_t)len && !(n < 0 && errno == EPIPE))
 		log_warn("write status FIFO");
 	f->last_taken_us = now_us();
-	if (f->ino_fd < 0) {
-		/* No inotify: the reader keeps this FIFO to itself. */
-		fifo_renew_status(f, fd);
+	/* The reader keeps this FIFO to itself: no close to wait for. Without
+	 * a spare nor inotify, none can be seen: it is not waited for. */
+	if (fifo_spare_install(f) == 0 || f->ino_fd < 0) {
 		close(fd);
 		fifo_drop_head(f);
 		return 1;
 	}
+	/* Its rename failed: the reader's close is to be seen after all. */
+	if (f->status_wd < 0 && fifo_status_follow(f) == 0 && fifo_watch(f) == 0)
+		fifo_forget_events(f);
 	/* EPIPE: the reader came and went before the answer, its close taken
 	 * above for an earlier one's. A reader that has read and gone already
 	 * (read-write, it needs no end of file) would have its close merged
@@ -127,8 +134,11 @@ static int answer_try_deliver(struct fifo *f, char *buf, size_t len)
 		fifo_drop_head(f);
 		return 1;
 	}
-	/* Its reader's close is to be seen. */
-	if (!fifo_status_is(f, &st))
+	/* The spare is to take on its mode and group; without one, its
+	 * reader's close is to be seen. */
+	if (f->spare)
+		fifo_spare_fit(f, &st);
+	else if (!fifo_status_is(f, &st))
 		fifo_status_moved(f);
 	return answer_deliver_fd(f, fd, buf, len);
 }
@@ -149,8 +159,10 @@ static int answer_hand_over(struct fifo *f, const char *buf, size_t len, uint64_
 		f->opener_failed = 1;
 		return -1;
 	}
-	fifo_forget_events(f);
+	if (!f->spare)
+		fifo_forget_events(f);
 	f->closed_early = 0;
+	opener_rename_after(&f->opener, f->dirfd, f->spare ? f->spare_name : NULL);
 	opener_submit(&f->opener, buf, len, composed_us);
 	answer_deadline(f);
 	return 0;
@@ -181,7 +193,9 @@ static void answer_offer(struct fifo *f, int fd, int err)
 			return;
 		f->state = FIFO_RETRY;
 		f->owed_since_us = now_us();
-		fifo_watch(f);
+		/* Without a spare, its reader's close is to be seen. */
+		if (fifo_spare_make(f) < 0 && fifo_status_follow(f) == 0)
+			fifo_watch(f);
 		/* Compose before the first open: meanwhile the client, which has
 		 * just written its request, reaches its open of the status FIFO. */
 		len = answer_compose(f, buf, sizeof buf);
@@ -201,7 +215,18 @@ static void answer_offer(struct fifo *f, int fd, int err)
  * has gone already. */
 static void answer_sent(struct fifo *f, int fd, int err)
 {
+	int how;
+
 	f->last_taken_us = now_us();
+	how = opener_take_renamed(&f->opener);
+	if (how) {
+		/* Its reader keeps the old FIFO: no close to wait for. */
+		fifo_spare_taken(f, how);
+		if (err && err != EPIPE)
+			log_warnx("write status FIFO: %s", strerror(err));
+		answer_next(f);
+		return;
+	}
 	f->wclose_balance--; /* the thread's close, now known */
 	if (err == EPIPE) {
 		/* The reader came and went before the answer, or has read it

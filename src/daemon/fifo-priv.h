@@ -65,9 +65,18 @@ int fifo_status_follow(struct fifo *f);
  * meanwhile wait on it), or -1: not replaced (ENXIO: the reader has gone
  * after all). */
 int fifo_replace_status(struct fifo *f);
-/* Without inotify, before our write end fd is closed: a fresh FIFO takes the
- * name status, and fd's reader keeps the old one. Returns 0, or -1 (said
- * why). */
-int fifo_renew_status(struct fifo *f, int fd);
+/* The FIFO that takes the name status after an answer's write, before our
+ * close (so that no reader's close is to be waited for), made ahead: the
+ * one before, once nobody holds it, else a fresh one. Returns 0, or -1
+ * (said once: closes are waited for instead). */
+int fifo_spare_make(struct fifo *f);
+/* st is what is at the name status: the spare gets its mode and group. */
+void fifo_spare_fit(struct fifo *f, const struct stat *st);
+/* The answer is written, our end still open: the spare takes the name
+ * status. Returns 0, or -1 (none, or said why). */
+int fifo_spare_install(struct fifo *f);
+/* The spare has taken the name status (the opener put it there; how is
+ * opener_swap_status's): follow it. */
+void fifo_spare_taken(struct fifo *f, int how);
 
 #endif

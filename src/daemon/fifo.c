@@ -75,6 +75,7 @@ static int fifo_open_checked(int dirfd, const char *name, int flags, char *err, 
 static void fifo_close_wait(struct fifo *f);
 static int fifo_add_watch(struct fifo *f);
 static int fifo_fresh_status(struct fifo *f, const struct stat *st);
+static int fifo_fresh_attrs(const struct fifo *f, const char *tmp, const struct stat *st);
 
 void fifo_append(struct fifo *f, struct fifo_request *r)
 {
@@ -176,7 +177,7 @@ void fifo_pop(struct fifo *f)
 
 void fifo_release(struct fifo *f)
 {
-	int fd = opener_cancel(&f->opener);
+	int fd = opener_cancel(&f->opener), how;
 
 	if (fd >= 0) {
 		if (f->reader_fd >= 0)
@@ -185,6 +186,10 @@ void fifo_release(struct fifo *f)
 	}
 	if (f->opener.wedged)
 		f->opener_failed = 1;
+	/* A job done but its word not taken may have renamed the spare. */
+	how = opener_take_renamed(&f->opener);
+	if (how)
+		fifo_spare_taken(f, how);
 	ptimer_stop(&f->retry);
 	ev_timer_stop(f->loop, &f->timeout);
 	f->state = FIFO_IDLE;
@@ -390,8 +395,10 @@ int fifo_status_follow(struct fifo *f)
 {
 	struct stat st;
 
-	if (fstatat(f->dirfd, "status", &st, AT_SYMLINK_NOFOLLOW) == 0 && fifo_status_is(f, &st))
+	if (fstatat(f->dirfd, "status", &st, AT_SYMLINK_NOFOLLOW) == 0 && fifo_status_is(f, &st)) {
+		fifo_spare_fit(f, &st);
 		return 0;
+	}
 	return fifo_status_moved(f);
 }
 
@@ -468,7 +475,7 @@ static int fifo_fresh_status(struct fifo *f, const struct stat *st)
 	char tmp[64];
 
 	for (int tries = 0;; tries++) {
-		snprintf(tmp, sizeof tmp, ".status.%ld.%u", (long)getpid(), f->swaps++);
+		snprintf(tmp, sizeof tmp, ".status.%ld.%u", (long)f->pid, f->swaps++);
 		if (mkfifoat(f->dirfd, tmp, 0600) == 0)
 			break;
 		if (errno != EEXIST || tries == 16) {
@@ -485,21 +492,127 @@ static int fifo_fresh_status(struct fifo *f, const struct stat *st)
 	return 0;
 }
 
-/* Without inotify: the answer is written into fd, whose reader is there;
- * before our end is closed (the reader's end of file), a fresh FIFO takes
- * the name status. The reader keeps the old one to itself, and no later
- * answer can go into its pipe, whenever it closes: nothing is to be waited
- * for. Returns 0, or -1 (said why: the name still leads to this reader's
- * FIFO). */
-int fifo_renew_status(struct fifo *f, int fd)
+/* The spare's name back to nothing. */
+static void fifo_spare_drop(struct fifo *f)
+{
+	if (f->spare_name[0])
+		unlinkat(f->dirfd, f->spare_name, 0);
+	f->spare = 0;
+	f->spare_name[0] = '\0';
+}
+
+/* The FIFO at spare_name, status until the last answer, may be used again
+ * once nobody holds it: no reader (a read-write one is a reader too), so
+ * its pipe is gone with what was left in it. Returns 1 if so; else its
+ * name is let go (its reader keeps it) and 0. */
+static int fifo_spare_reuse(struct fifo *f)
+{
+	int fd;
+
+	if (!f->spare_name[0])
+		return 0;
+	fd = openat(f->dirfd, f->spare_name, O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENXIO)
+		return 1;
+	if (fd >= 0)
+		close(fd);
+	fifo_spare_drop(f);
+	return 0;
+}
+
+/* Before an answer is offered: the FIFO that is to take the name status
+ * once the answer is written, before our end is closed. Its reader then
+ * keeps the old FIFO to itself, and no later answer can go into that pipe,
+ * whenever and however it closes: no close is waited for. The FIFO that
+ * was status before, once its reader has gone, else a fresh one. No
+ * descriptor is kept of it (what is at the name status is checked at each
+ * answer's open, as ever). Returns 0, or -1 (said once: readers' closes
+ * are waited for instead). */
+int fifo_spare_make(struct fifo *f)
 {
 	struct stat st;
 
-	if (fstat(fd, &st) < 0) {
-		log_warn("fstat status FIFO");
+	if (f->spare)
+		return 0;
+	if (!fifo_spare_reuse(f)) {
+		for (int tries = 0;; tries++) {
+			snprintf(f->spare_name, sizeof f->spare_name, ".status.%ld.%u",
+				 (long)f->pid, f->swaps++);
+			if (mkfifoat(f->dirfd, f->spare_name, 0600) == 0)
+				break;
+			if (errno != EEXIST || tries == 16) {
+				f->spare_name[0] = '\0';
+				goto fail;
+			}
+		}
+	}
+	f->spare = 1;
+	if (fstatat(f->dirfd, f->spare_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISFIFO(st.st_mode) || st.st_uid != f->euid) {
+		fifo_spare_drop(f);
+		goto fail;
+	}
+	f->spare_mode = st.st_mode & 07777;
+	f->spare_gid = st.st_gid;
+	return 0;
+fail:
+	if (!f->spare_warned)
+		log_warn("cannot make a fresh status FIFO; waiting for each reader to close "
+			 "instead");
+	f->spare_warned = 1;
+	return -1;
+}
+
+/* st is what is at the name status now: the spare gets its mode and group
+ * (a group of clients, or a mode set after the start). Nothing to do but
+ * when they differ. */
+void fifo_spare_fit(struct fifo *f, const struct stat *st)
+{
+	if (!f->spare || ((st->st_mode & 07777) == f->spare_mode && st->st_gid == f->spare_gid))
+		return;
+	if (fifo_fresh_attrs(f, f->spare_name, st) < 0) {
+		fifo_spare_drop(f);
+		return;
+	}
+	f->spare_mode = st->st_mode & 07777;
+	f->spare_gid = st->st_gid;
+}
+
+/* The spare has taken the name status (how: opener_swap_status's 1, the old
+ * one now at spare_name, or 2, unlinked), by us or by the opener. The FIFO
+ * followed is now known only by the name: status_pfd is made again when
+ * the opener needs it (fifo_status_follow). A watch on the old one is no
+ * longer needed. */
+void fifo_spare_taken(struct fifo *f, int how)
+{
+	f->spare = 0;
+	if (how != 1)
+		f->spare_name[0] = '\0';
+	if (f->status_pfd >= 0)
+		close(f->status_pfd);
+	f->status_pfd = -1;
+	if (f->status_wd >= 0)
+		inotify_rm_watch(f->ino_fd, f->status_wd);
+	f->status_wd = -1;
+	opener_set_path(&f->opener, -1);
+}
+
+/* The answer is written, our end still open: the spare takes the name
+ * status. Returns 0, or -1 (none, or said why). */
+int fifo_spare_install(struct fifo *f)
+{
+	int how;
+
+	if (!f->spare)
+		return -1;
+	how = opener_swap_status(f->dirfd, f->spare_name);
+	if (how < 0) {
+		log_warn("cannot put a fresh status FIFO in place");
+		fifo_spare_drop(f);
 		return -1;
 	}
-	return fifo_fresh_status(f, &st);
+	fifo_spare_taken(f, how);
+	return 0;
 }
 
 /* The answers owed when the status FIFO was replaced were for clients that
@@ -523,9 +636,9 @@ void fifo_kick(struct fifo *f)
 	answer_dispatch(f, FIFO_EV_KICK, -1, 0);
 }
 
-/* Without an inotify instance, a reader's close cannot be seen: each answer
- * renews the status FIFO instead (fifo_renew_status), and readers are
- * polled for, not awaited by the opener thread. */
+/* Without an inotify instance, a reader's close cannot be seen, should no
+ * fresh status FIFO be had for an answer; and readers are polled for, not
+ * awaited by the opener thread. */
 static void fifo_no_inotify(int err)
 {
 	if (err == EMFILE)
@@ -552,6 +665,7 @@ int fifo_open(struct fifo *f, struct ev_loop *loop, int dirfd, const char *dirpa
 	f->wait_rfd = f->wait_wfd = f->ino_fd = f->status_wd = f->status_pfd = f->reader_fd = -1;
 	f->retry.fd = -1;
 	f->euid = geteuid();
+	f->pid = getpid();
 	f->accepting = 1;
 	request_parser_init(&f->parser);
 
@@ -638,6 +752,7 @@ void fifo_close(struct fifo *f)
 	if (f->status_pfd >= 0)
 		close(f->status_pfd);
 	f->status_pfd = -1;
+	fifo_spare_drop(f);
 	if (f->reader_fd >= 0)
 		close(f->reader_fd);
 	f->reader_fd = -1;

@@ -79,14 +79,20 @@ struct fifo {
 	char *status_path; /* for messages, and inotify without /proc */
 	int created_wait, created_status;
 	int wait_rfd, wait_wfd;
-	int ino_fd;         /* -1: none could be had; each answer renews the
-			     * status FIFO instead (fifo_renew_status) */
+	int ino_fd;         /* -1: none could be had (readers' closes are only
+			     * needed when no spare FIFO could be made) */
 	int status_wd;      /* inotify's watch on the status FIFO in use; -1 until
 			     * the first request (a run nobody asks costs no
 			     * watch, whose removal at the end is slow) */
 	int status_pfd;     /* O_PATH descriptor of the status FIFO */
 	dev_t status_dev;   /* ...its device and inode */
 	ino_t status_ino;
+	int spare;          /* a fresh FIFO waits, at spare_name, to take the
+			     * name status after the next answer's write */
+	char spare_name[48];
+	mode_t spare_mode;  /* ...its mode and group */
+	gid_t spare_gid;
+	int spare_warned;   /* said that none could be made */
 	struct opener opener;
 	int opener_failed;  /* the thread cannot be had: poll */
 	int closed_early;   /* a reader's close came while the opener worked */
@@ -97,6 +103,7 @@ struct fifo {
 			     * that came for an answer given up: the next
 			     * answer is its */
 	unsigned swaps;     /* status FIFOs replaced (names the next one) */
+	pid_t pid;          /* ours, in those names */
 	enum fifo_state state;
 	uint64_t retry_ns;      /* the next open attempt's delay (backoff) */
 	uint64_t owed_since_us; /* when the head became deliverable */

@@ -223,7 +223,10 @@ static long measure_visit(void *ctx, struct procwalk *walk, size_t k, const char
 	}
 	p->rss = 0;
 	snprintf(path, sizeof path, "%d/stat", (int)pid);
-	if (measure_read(m, &p->stat_fd, path, buf, sizeof buf) > 0 &&
+	/* The init is ours, one thread, and its pid cannot be reused while it
+	 * is our child: its stat only brings CPU, which the cgroup gave. */
+	if (!(m->cpu_from_cg && pid == m->init_pid) &&
+	    measure_read(m, &p->stat_fd, path, buf, sizeof buf) > 0 &&
 	    procstat_parse(buf, &st) == 2) {
 		uint64_t ch = (uint64_t)(st.cutime + st.cstime) * m->tick_ns;
 

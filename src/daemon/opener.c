@@ -36,6 +36,18 @@ static void opener_fd_path(const struct opener *o, char *buf, size_t len)
 	snprintf(buf, len, "/proc/self/fd/%d", o->path_fd);
 }
 
+int opener_swap_status(int dirfd, const char *spare)
+{
+	/* The two names swapped: no inode made or freed, no unlinked FIFO to
+	 * keep, the old one kept for reuse once its reader has gone. */
+	if (renameat2(dirfd, spare, dirfd, "status", RENAME_EXCHANGE) == 0)
+		return 1;
+	if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+		return -1;
+	/* A file system without the exchange. */
+	return renameat(dirfd, spare, dirfd, "status") == 0 ? 2 : -1;
+}
+
 int opener_reader_gone(int fd)
 {
 	struct pollfd pfd = {.fd = fd, .events = POLLOUT};
@@ -83,6 +95,16 @@ static void opener_finish(struct opener *o, int fd)
 	while (n < 0 && errno == EINTR);
 	o->result = OPENER_DELIVERED;
 	o->result_err = n < 0 ? errno : n != (ssize_t)o->len ? EAGAIN : 0;
+	/* The reader keeps this FIFO to itself: the name goes to a fresh one
+	 * before our close, and no close is to be waited for. */
+	if (o->rename_from[0]) {
+		o->renamed = opener_swap_status(o->rename_dirfd, o->rename_from);
+		if (o->renamed > 0) {
+			close(fd);
+			return;
+		}
+		o->renamed = 0;
+	}
 	/* A read-write reader needs no end of file: it may have read and
 	 * gone already, and its close would be merged with ours. */
 	if (o->result_err == 0 && opener_reader_gone(fd))
@@ -248,6 +270,7 @@ void opener_submit(struct opener *o, const char *buf, size_t len, uint64_t compo
 	memcpy(o->buf, buf, len);
 	o->len = len;
 	o->composed_us = composed_us;
+	o->renamed = 0;
 	o->cancel = 0;
 	o->done = 0;
 	o->want_word = 0;
@@ -255,6 +278,27 @@ void opener_submit(struct opener *o, const char *buf, size_t len, uint64_t compo
 	o->in_flight = 1;
 	pthread_cond_broadcast(&o->cond);
 	pthread_mutex_unlock(&o->lock);
+}
+
+void opener_rename_after(struct opener *o, int dirfd, const char *spare)
+{
+	pthread_mutex_lock(&o->lock);
+	o->rename_dirfd = dirfd;
+	snprintf(o->rename_from, sizeof o->rename_from, "%s", spare ? spare : "");
+	pthread_mutex_unlock(&o->lock);
+}
+
+int opener_take_renamed(struct opener *o)
+{
+	int r;
+
+	if (!o->started)
+		return 0;
+	pthread_mutex_lock(&o->lock);
+	r = o->renamed;
+	o->renamed = 0;
+	pthread_mutex_unlock(&o->lock);
+	return r;
 }
 
 /* Wait up to a second for the job in flight to end, with the lock held.

@@ -49,6 +49,10 @@ struct opener {
 	enum opener_result result;
 	int result_fd, result_err;
 	uint64_t composed_us;
+	int rename_dirfd;     /* the job's spare: renamed over status in that */
+	char rename_from[48]; /* directory after the write ("": none) */
+	int renamed;          /* it was (opener_swap_status's 1 or 2): the loop
+			       * follows the new status */
 	size_t len;
 	char buf[REPORT_RESPONSE_MAX];
 };
@@ -62,6 +66,18 @@ void opener_set_path(struct opener *o, int path_fd);
 /* Open the status FIFO (blocking, in the thread) and deliver buf there,
  * composed at composed_us; cb is called from the loop once it is done. */
 void opener_submit(struct opener *o, const char *buf, size_t len, uint64_t composed_us);
+/* The job's answer, once written, is followed by the rename of spare (a
+ * name in dirfd) over status, before the thread's close: see fifo.c's
+ * fifo_spare_make. Call before opener_submit. */
+void opener_rename_after(struct opener *o, int dirfd, const char *spare);
+/* Whether the last job renamed its spare over status (once: cleared): 0, or
+ * what opener_swap_status returned. */
+int opener_take_renamed(struct opener *o);
+/* Put the FIFO at the name spare (in dirfd) at the name status: the two
+ * are exchanged (1: the old status is now at spare), or, where the file
+ * system cannot, spare is renamed over status (2: the old one unlinked).
+ * -1: neither (errno set). */
+int opener_swap_status(int dirfd, const char *spare);
 /* The result of the job in flight, if it has one: cb is called now. A
  * delivered answer does not wake the loop; whatever wakes it next (the
  * reader's close, a request, a deadline) calls this first. Returns 1 if cb

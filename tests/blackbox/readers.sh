@@ -19,25 +19,25 @@ client_wait() {
 # holder_gone PID: the background reader has exited.
 holder_gone() { ! kill -0 "$1" 2>/dev/null; }
 
+# STUCK: the warning of proctord's "stuck" row, said when it waited out its
+# 2 s deadline for a reader's close and replaced status.
+STUCK="held the status FIFO for over"
+
 # --- a read-write reader that reads its answer and closes ------------------------
 # A shell's "<>" opens status O_RDWR: its close is not a plain reader's
-# (inotify reports IN_CLOSE_WRITE), and proctord took it for a reader still
-# there: the next client waited out the 2 s deadline and was let go with an
-# empty answer.
+# (inotify reports IN_CLOSE_WRITE, as for proctord's own write end), and
+# proctord took it for a reader still there: the next client waited out the
+# 2 s deadline and was let go with an empty answer.
 sb="$T/rw"
-pd_start --dir "$sb" -- sleep 100
-bad=0 slow=0 worst=0
+pd_start_fg --dir "$sb" -- sleep 100
+wait_for "$T_OP" is_fifo "$sb/status"
+bad=0 worst=0
 for i in 1 2 3; do
 	timeout "$T_OP" bash -c 'echo 1 > "$1/wait"; { read -r a; read -r b; read -r c; } <>"$1/status"
 		[ "$c" = running ]' _ "$sb" || { bad=$((bad + 1)); diag "read-write reader $i: no answer"; }
-	ino=$(stat -c %i "$sb/status")
 	client_wait "$sb"
 	[ "$RC" = 0 ] && [ "$ANS_OK" = 1 ] && [ "$ANS_HEAD" = running ] ||
 		{ bad=$((bad + 1)); diag "proctor wait $i: rc $RC, $(cat "$T/answer.err")"; ans_diag; }
-	# Had proctord waited out its 2 s deadline for the read-write reader, it
-	# would have renamed a fresh FIFO over status (the "stuck" row): the
-	# same inode says it did not, however slow a loaded machine made the wait.
-	[ "$(stat -c %i "$sb/status")" = "$ino" ] || slow=$((slow + 1))
 	[ "$ELAPSED" -le "$worst" ] || worst=$ELAPSED
 	timeout "$T_OP" bash -c 'echo 1 > "$1/wait"; exec 3<>"$1/status"; read -r a <&3; read -r b <&3
 		read -r c <&3; exec 3<&-' _ "$sb"
@@ -47,9 +47,53 @@ for i in 1 2 3; do
 done
 diag "slowest proctor wait after a read-write reader: $worst µs"
 check_eq "after a read-write reader of status, 3 proctor waits and 3 shell waits are well-formed" 0 "$bad"
-check_eq "...and no proctor wait waited out the 2 s deadline (status was not replaced)" 0 "$slow"
+# Had proctord waited out its 2 s deadline for a read-write reader, it would
+# have said so (in the foreground): its stderr tells, however slow a loaded
+# machine made a wait.
+check "...and no wait waited out the 2 s deadline for a reader's close" \
+	bash -c '! grep -q "$1" "$2"' _ "$STUCK" "$PD_ERR" || diag "$(cat "$PD_ERR")"
 wait0 "$sb"
 check_eq "...and the terminating wait is answered" "killed terminate" "$ANS_HEAD" || ans_diag
+pd_reap "$PD_PID"
+check_eq "...and proctord ends, exit 0" 0 "$PD_EXIT" || diag "$(cat "$PD_ERR")"
+
+# The worst moment for a read-write reader to close: after proctord has
+# looked whether it is still there (poll) and before proctord's own close of
+# its write end. Both closes are IN_CLOSE_WRITE, and inotify merges two
+# identical events in a row: proctord saw one close, took it for its own,
+# and waited out its deadline for the reader's (readers.sh failed so about
+# once in 10 runs on a loaded machine). strace holds proctord 0.6 s on its
+# way out of each poll(), which makes that moment certain: the reader opens
+# status first (proctord answers it from its loop), reads its answer and
+# closes 0.2 s later, while proctord is held. proctord runs in the
+# foreground, where it says what it does.
+if vg_on; then
+	skip "a read-write reader that closes just before proctord's own close" "under valgrind"
+elif ! command -v strace >/dev/null; then
+	skip "a read-write reader that closes just before proctord's own close" "no strace"
+else
+	sb="$T/rwmerge"
+	# LeakSanitizer aborts under a tracer.
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 timeout 60 strace -qq -o /dev/null \
+		-e trace=poll -e inject=poll:delay_exit=600000 "$PROCTORD" --dir "$sb" -- sleep 100 \
+		>/dev/null 2>"$T/rwmerge.err" </dev/null &
+	tracer=$!
+	wait_for "$T_OP" is_fifo "$sb/status"
+	timeout "$T_OP" bash -c 'exec 3<>"$1/status"; echo 1 > "$1/wait"; read -r a <&3; read -r b <&3
+		read -r c <&3; sleep 0.2; exec 3<&-; [ "$c" = running ]' _ "$sb"
+	check_eq "a read-write reader that closes just before proctord's own close gets its answer" 0 $?
+	# The next client comes once proctord is past its close.
+	sleep 0.6
+	client_wait "$sb"
+	check_eq "...and the proctor wait after it is well-formed" "0 1 running" \
+		"$RC $ANS_OK $ANS_HEAD" || { diag "$(cat "$T/answer.err")"; ans_diag; }
+	check "...without waiting out the 2 s deadline for the reader's close" \
+		bash -c '! grep -q "$1" "$2"' _ "$STUCK" "$T/rwmerge.err" || diag "$(cat "$T/rwmerge.err")"
+	wait0 "$sb"
+	check_eq "...and the terminating wait is answered" "killed terminate" "$ANS_HEAD" || ans_diag
+	wait "$tracer"
+	check_eq "...and proctord ends, exit 0" 0 $? || diag "$(cat "$T/rwmerge.err")"
+fi
 
 # A read-write reader that keeps status open is a writer too: no reader of
 # that FIFO sees an end of file while it holds it. The client that came

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: ISC
-// Unit tests for the purges of the FIFOs' queue of owed answers (fifo-priv.h).
+// Unit tests for the purges of the FIFOs' queue of owed answers, and for the
+// spare status FIFO that takes the name after each answer (fifo-priv.h).
 //
 // A queue is built by hand as fifo.c builds it: requests in arrival order,
 // each with the read (batch) it came in and when. The purges must drop
@@ -13,6 +14,10 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "fifo-priv.h"
 
@@ -226,6 +231,84 @@ static void test_drop_owed_keeps_head_and_terminate(void **state)
 	assert_string_equal(names(f), "ht");
 }
 
+/* The spare: made ahead, given status's mode and group, swapped in for
+ * status after an answer, and then followed (status_pfd, its inode). The
+ * FIFO it replaced is used again once nobody holds it, not while a reader
+ * does. */
+static void test_spare_takes_the_name(void **state)
+{
+	struct fixture *fx = *state;
+	struct fifo *f = &fx->f;
+	const char *tmp = getenv("TMPDIR");
+	char dir[4096], spare[64];
+	struct stat st, sp, old;
+	int held;
+
+	snprintf(dir, sizeof dir, "%s/test-fifo.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	assert_non_null(mkdtemp(dir));
+	f->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(f->dirfd >= 0);
+	f->euid = geteuid();
+	f->pid = getpid();
+	f->ino_fd = f->status_wd = f->status_pfd = -1;
+	assert_int_equal(mkfifoat(f->dirfd, "status", 0600), 0);
+	/* A mode given to status after the start: a group of clients. */
+	assert_int_equal(fchmodat(f->dirfd, "status", 0640, 0), 0);
+	assert_int_equal(fstatat(f->dirfd, "status", &old, AT_SYMLINK_NOFOLLOW), 0);
+
+	snprintf(spare, sizeof spare, ".status.%ld.%u", (long)getpid(), f->swaps);
+	assert_int_equal(fifo_spare_make(f), 0);
+	assert_true(f->spare);
+	assert_string_equal(f->spare_name, spare);
+	assert_int_equal(fstatat(f->dirfd, spare, &sp, AT_SYMLINK_NOFOLLOW), 0);
+	assert_true(S_ISFIFO(sp.st_mode));
+	/* Made once: asked again before it is used, it is the same one. */
+	assert_int_equal(fifo_spare_make(f), 0);
+	assert_string_equal(f->spare_name, spare);
+
+	fifo_spare_fit(f, &old);
+	assert_int_equal(f->spare_mode, 0640);
+
+	assert_int_equal(fifo_spare_install(f), 0);
+	assert_false(f->spare);
+	assert_int_equal(fstatat(f->dirfd, "status", &st, AT_SYMLINK_NOFOLLOW), 0);
+	assert_true(st.st_ino == sp.st_ino && st.st_dev == sp.st_dev);
+	assert_int_equal(st.st_mode & 07777, 0640);
+	/* Followed by the name from now on: the descriptor is made again when
+	 * the opener needs it. */
+	assert_int_equal(f->status_pfd, -1);
+	assert_int_equal(fifo_status_follow(f), 0);
+	assert_true(fifo_status_is(f, &st));
+	/* Without a spare there is nothing to install. */
+	assert_int_equal(fifo_spare_install(f), -1);
+
+	/* The old status, now at the spare's name (where the file system can
+	 * exchange two names), is the next spare: nobody holds it. */
+	if (fstatat(f->dirfd, spare, &sp, AT_SYMLINK_NOFOLLOW) == 0) {
+		assert_true(sp.st_ino == old.st_ino);
+		assert_int_equal(fifo_spare_make(f), 0);
+		assert_string_equal(f->spare_name, spare);
+		assert_int_equal(fifo_spare_install(f), 0);
+		assert_int_equal(fstatat(f->dirfd, "status", &st, AT_SYMLINK_NOFOLLOW), 0);
+		assert_true(st.st_ino == old.st_ino);
+		/* ...but not while a reader holds it: a fresh one then, and
+		 * the held one's name let go. */
+		held = openat(f->dirfd, spare, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		assert_true(held >= 0);
+		assert_int_equal(fifo_spare_make(f), 0);
+		assert_string_not_equal(f->spare_name, spare);
+		assert_int_equal(fstatat(f->dirfd, spare, &sp, AT_SYMLINK_NOFOLLOW), -1);
+		close(held);
+		assert_int_equal(unlinkat(f->dirfd, f->spare_name, 0), 0);
+	}
+
+	if (f->status_pfd >= 0)
+		close(f->status_pfd);
+	assert_int_equal(unlinkat(f->dirfd, "status", 0), 0);
+	close(f->dirfd);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -239,6 +322,7 @@ int main(void)
 		T(test_purge_gives_up_a_stale_retry),
 		T(test_purge_keeps_a_live_retry),
 		T(test_drop_owed_keeps_head_and_terminate),
+		T(test_spare_takes_the_name),
 	};
 #undef T
 
