@@ -64,7 +64,7 @@ have_dep() {
     util-linux) command -v flock >/dev/null 2>&1 ;;
     python3) command -v python3 >/dev/null 2>&1 ;;
     procps) command -v ps >/dev/null 2>&1 ;;
-    clang | clang-tidy | cppcheck | valgrind) command -v "$1" >/dev/null 2>&1 ;;
+    clang | clang-tidy | cppcheck | valgrind | strace) command -v "$1" >/dev/null 2>&1 ;;
     *) pkg_installed "$1" ;;
   esac
 }
@@ -75,6 +75,7 @@ have_dep() {
 # it, and meson installs it where its pkg-config file says).
 test_deps="clang libclang-rt-14-dev valgrind cppcheck clang-tidy bash-completion"
 test_deps="$test_deps python3-jsonschema" # tests/validate-report.py: every JSON the tests read
+test_deps="$test_deps strace" # readers.sh, opener.sh, run-event.sh: proctord held or traced at a chosen call
 
 install_deps() {
   deps="build-essential meson ninja-build pkg-config libev-dev libbsd-dev libinih-dev libjansson-dev libseccomp-dev libcmocka-dev scdoc python3 util-linux procps"
