@@ -5,81 +5,66 @@
 . "$(dirname "$0")/lib.sh"
 
 src=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/ctr-lib.sh"
 skip_all() {
 	echo "1..0 # SKIP $*"
 	exit 0
 }
-[ "$(id -u)" = 0 ] || skip_all "needs root (to run Podman rootful and make a throw-away user)"
 # The sanitizer and valgrind suites: proctord's paths here are nocap.sh's
 # and box-rootless.sh's, which they run; an ASan build would also need its
 # runtime in the image.
 san_on && skip_all "in a sanitizer build (nocap.sh covers these paths there)"
 vg_on && skip_all "under valgrind (nocap.sh covers these paths there)"
-command -v podman >/dev/null || skip_all "no podman (apt-get install podman)"
-for tool in meson python3 useradd userdel runuser newuidmap; do
+ctr_need
+[ -z "$CTR_WHY" ] || skip_all "$CTR_WHY"
+for tool in useradd userdel runuser newuidmap; do
 	command -v "$tool" >/dev/null || skip_all "no $tool"
 done
 build=$(dirname "$(dirname "$PROCTORD")")
 [ -f "$build/meson-info/intro-installed.json" ] || skip_all "$build is not a meson build directory"
-
-# Debian 12's crun refuses hybrid hosts; runc runs on both.
-runtime=()
-if command -v runc >/dev/null; then
-	runtime=(--runtime "$(command -v runc)")
-elif [ "$(stat -f -c %T /sys/fs/cgroup)" != cgroup2fs ]; then
-	skip_all "no runc, and crun refuses this host's hybrid cgroups"
-fi
 chmod 0755 "$T"
+
+# Podman's state, apart from the host's: its run root must be under 50
+# characters, which $T may not be.
+PST=$T/p
+[ "${#PST}" -le 40 ] || PST=$(mktemp -d /run/proctor-ct.XXXXXX) || exit 1
+mkdir -p "$PST/0" "$PST/1/xdg"
+made_subids=
+user=pctr$$
+# The end: the user's processes (rootless Podman's pause process), by
+# their ids, then the user and Podman's state, then lib.sh's clean-up.
+cleanup() {
+	local p uid
+	if uid=$(id -u "$user" 2>/dev/null); then
+		for p in /proc/[0-9]*; do
+			[ "$(stat -c %u "$p" 2>/dev/null)" = "$uid" ] && kill -9 "${p#/proc/}" 2>/dev/null
+		done
+		sleep 0.2
+		userdel "$user" || diag "userdel $user failed"
+	fi
+	rm -rf "$PST"
+	[ -z "$made_subids" ] || rm -f /etc/subuid /etc/subgid
+	# CT_KEEP=1: $T stays, to look at (by hand only).
+	[ -n "${CT_KEEP:-}" ] || bb_cleanup
+}
+trap cleanup EXIT
 
 # --- the image: the installed tree, FROM scratch ----------------------------
 R="$T/rootfs"
-if ! meson install -C "$build" --destdir "$R" --no-rebuild --quiet >"$T/install.log" 2>&1; then
-	echo "Bail out! meson install into $R failed: $(tail -n 3 "$T/install.log")"
+if ! ctr_rootfs "$R" "$build" "$src" 2>"$T/rootfs.err"; then
+	echo "Bail out! meson install into $R failed: $(cat "$T/rootfs.err")"
 	exit 1
 fi
-mkdir -p "$R"/{usr/bin,usr/lib,proc,sys,dev,tmp,etc,out,srv/box,progs}
-ln -s usr/bin "$R/bin"
-ln -s usr/lib "$R/lib"
-ln -s usr/lib "$R/lib64"
-chmod 1777 "$R/tmp"
-# add FILE...: copy executables and the shared libraries they load, by the
-# paths the loader uses.
-add() {
-	local f lib
-	for f in "$@"; do
-		for lib in $(ldd "$f" 2>/dev/null | grep -o '/[^ ]*'); do
-			[ -e "$R/usr$lib" ] || cp -L "$lib" "$R/usr/lib/${lib##*/}"
-		done
-	done
-}
-# dash as sh: busybox's would run its own unshare and mount applets, not
-# util-linux's, which the entry's cgroup mount needs.
-dash=$(command -v dash) || skip_all "no dash (the image's sh)"
-add "$dash" "$R"/usr/local/bin/proctord "$R"/usr/local/bin/proctor "$(command -v unshare)" \
-	"$(command -v mount)" "$(command -v umount)" "$PROGS/hold" "$PROGS/forkbomb" "$PROGS/spin"
-ls "$R"/usr/lib/*.so* >/dev/null
-cp "$(command -v unshare)" "$(command -v mount)" "$(command -v umount)" "$R/usr/bin/"
-cp "$dash" "$R/usr/bin/sh"
+mkdir -p "$R/out" "$R/srv/box" "$R/progs"
+ctr_add "$R" "$PROGS/hold" "$PROGS/forkbomb" "$PROGS/spin"
 cp "$PROGS/hold" "$PROGS/forkbomb" "$PROGS/spin" "$R/progs/"
-bb=$(command -v busybox) || skip_all "no busybox (the image's tools)"
-add "$bb"
-cp "$bb" "$R/usr/bin/busybox"
-for a in cat ls echo awk grep mkdir rm yes sleep id test true wc tr; do
-	[ -e "$R/usr/bin/$a" ] || ln -s busybox "$R/usr/bin/$a"
-done
-printf 'root:x:0:0::/:/bin/sh\nnobody:x:65534:65534::/:/bin/sh\n' >"$R/etc/passwd"
-printf 'root:x:0:\nnogroup:x:65534:\n' >"$R/etc/group"
-install -m 0755 "$src/contrib/container/entry.sh" "$R/usr/local/bin/proctor-entry"
-install -m 0755 "$src/contrib/container/proctord-cgroup.sh" "$R/usr/local/bin/proctord-cgroup"
 echo "a secret of the container" >"$R/srv/secret"
 chmod 0777 "$R/srv/box"
-ldconfig -r "$R" 2>/dev/null || :
 # The profile: the runtime's default plus contrib/container's additions.
-default=/usr/share/containers/seccomp.json
-[ -f "$default" ] || skip_all "no $default (Podman's default seccomp profile)"
-python3 "$src/contrib/container/proctor-seccomp.py" "$default" >"$T/seccomp.json"
+python3 "$src/contrib/container/proctor-seccomp.py" "$CTR_SECCOMP_DEFAULT" >"$PST/0.seccomp.json"
+cp "$PST/0.seccomp.json" "$PST/1.seccomp.json"
 
-# The cases, run by the container's PID 1 (busybox sh), each result a file in /out.
+# The cases, run by the container's PID 1 (sh), each result a file in /out.
 cat >"$R/cases.sh" <<'EOF'
 cd /
 o=/out
@@ -115,48 +100,20 @@ EOF
 # podman_run WHO OUT ARGS...: podman run the image as WHO (root or the
 # throw-away user), /out bound to OUT; no capability added, no --privileged.
 podman_run() {
-	local who=$1 out=$2 st=$PST/0 rootfs=$R
+	local who=$1 out=$2
 	shift 2
-	[ "$who" = root ] || st=$PST/1 rootfs=$T/rootfs.$who
-	local cmd=(podman --storage-driver vfs --root "$st/s" --runroot "$st/r" run --rm "${runtime[@]}"
-		--network=none --ulimit nofile=1024:4096 --ulimit nproc=4096:8192
-		--security-opt unmask=/proc/* --security-opt seccomp="$T/seccomp.json"
-		--cgroupns=private --security-opt unmask=/sys/fs/cgroup
-		-v "$out:/out" --rootfs "$rootfs" "$@")
 	if [ "$who" = root ]; then
-		timeout 120 "${cmd[@]}"
+		ctr_podman "$PST/0" -v "$out:/out" --rootfs "$R" "$@"
+		timeout 120 "${CTR_CMD[@]}"
 	else
+		ctr_podman "$PST/1" -v "$out:/out" --rootfs "$T/rootfs.$who" "$@"
 		(cd "$T" && timeout 120 runuser -u "$who" -- env HOME="$T/home" \
-			XDG_RUNTIME_DIR="$st/xdg" "${cmd[@]}")
+			XDG_RUNTIME_DIR="$PST/1/xdg" "${CTR_CMD[@]}")
 	fi
 }
 
-# Podman's state, apart from the host's: its run root must be under 50
-# characters, which $T may not be.
-PST=$T/p
-[ "${#PST}" -le 40 ] || PST=$(mktemp -d /run/proctor-ct.XXXXXX) || exit 1
-mkdir -p "$PST/0" "$PST/1/xdg"
-user=pctr$$
-# The end: the user's processes (rootless Podman's pause process), by
-# their ids, then the user and Podman's state, then lib.sh's clean-up.
-cleanup() {
-	local p uid
-	if uid=$(id -u "$user" 2>/dev/null); then
-		for p in /proc/[0-9]*; do
-			[ "$(stat -c %u "$p" 2>/dev/null)" = "$uid" ] && kill -9 "${p#/proc/}" 2>/dev/null
-		done
-		sleep 0.2
-		userdel "$user" || diag "userdel $user failed"
-	fi
-	rm -rf "$PST"
-	[ -z "$made_subids" ] || rm -f /etc/subuid /etc/subgid
-	# CT_KEEP=1: $T stays, to look at (by hand only).
-	[ -n "${CT_KEEP:-}" ] || bb_cleanup
-}
-trap cleanup EXIT
 # A throw-away user with subordinate ids, which rootless Podman maps into
 # the container (nobody has none): useradd gives it a range of /etc/subuid.
-made_subids=
 if [ ! -e /etc/subuid ] && [ ! -e /etc/subgid ]; then
 	made_subids=1
 	touch /etc/subuid /etc/subgid
