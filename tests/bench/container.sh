@@ -37,7 +37,7 @@ W=$(mktemp -d "${TMPDIR:-/tmp}/proctor-ctrbench.XXXXXX") || exit 1
 # Podman's run root must be under 50 characters.
 st=$W/p
 [ "${#st}" -le 40 ] || st=$(mktemp -d /run/proctor-ctrbench.XXXXXX) || exit 1
-trap 'rm -rf "$W" "$st"' EXIT
+trap 'rm -rf "$W" "$st" "$st.seccomp.json"' EXIT
 chmod 0755 "$W"
 mkdir -p "$st" "$W/out"
 
