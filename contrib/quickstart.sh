@@ -76,6 +76,9 @@ have_dep() {
 test_deps="clang libclang-rt-14-dev valgrind cppcheck clang-tidy bash-completion"
 test_deps="$test_deps python3-jsonschema" # tests/validate-report.py: every JSON the tests read
 test_deps="$test_deps strace" # readers.sh, opener.sh, run-event.sh: proctord held or traced at a chosen call
+# tests/blackbox/container.sh: Podman (runc: crun refuses hybrid hosts), the
+# rootless run's newuidmap, the image's tools (40 s, 24 s of CPU to install)
+test_deps="$test_deps podman runc uidmap busybox-static"
 
 install_deps() {
   deps="build-essential meson ninja-build pkg-config libev-dev libbsd-dev libinih-dev libjansson-dev libseccomp-dev libcmocka-dev scdoc python3 util-linux procps"

@@ -144,6 +144,35 @@ out=$(in_container "$T_OP" 'mount -o remount,bind,ro /sys/fs/cgroup || exit 125
 check_eq "with /sys/fs/cgroup read-only (Docker's default), --strict --memory-max is an error (exit 3)" 3 "$?"
 check_re "...naming the read-only file system" 'memory_max cannot be honoured: .*Read-only file system' "$out"
 
+# contrib/container's proctor-entry on v2 with the mount read-write (as
+# Podman's unmask=/sys/fs/cgroup): itself moved into a leaf "init", and
+# proctor run's proctord in a cgroup of its own (proctord-cgroup, which
+# the entry makes PROCTORD): the limits hold, where proctor run and its
+# proctord in one cgroup would have none. (Its namespaces for a read-only
+# mount cannot be tried here: the kernel refuses a user namespace to a
+# chrooted process, and this container is a chroot; container.sh in
+# tests/blackbox tries them in Podman.)
+ctr_src=$(cd "$bb_dir/../../contrib/container" && pwd)
+mkdir -m 0755 "$W/bin"
+ln -sf "$PROCTORD" "$W/bin/proctord"
+# shellcheck disable=SC2153 # PROCTOR: from run-v2.sh, as PROCTORD
+ln -sf "$PROCTOR" "$W/bin/proctor"
+cp "$ctr_src/entry.sh" "$W/bin/proctor-entry"
+cp "$ctr_src/proctord-cgroup.sh" "$W/bin/proctord-cgroup"
+chmod 0755 "$W/bin/proctor-entry" "$W/bin/proctord-cgroup"
+new_ctr
+out=$(in_container 60 'export PATH=$W/bin:$PATH TMPDIR=$W
+	unset PROCTORD
+	exec proctor-entry proctor run --json "$W/entry.json" --wall-time 20s --memory-max 64MiB \
+		--pids 16 -- "$PROGS/hold" 100 "$W/entry.ready" "$W/nogo"' _ 2>&1)
+check_eq "proctor-entry: proctor run --memory-max 64MiB on 100 MiB is killed memory" \
+	"killed memory" "$("$PROGS/jsonget" "$W/entry.json" status.head 2>/dev/null)" ||
+	diag "$out" "$(ls -la "$W/bin" 2>&1)"
+check_eq "...nothing reported as not enforced" "[]" \
+	"$("$PROGS/jsonget" "$W/entry.json" not_enforced 2>/dev/null | tr -d ' \n')"
+check "...the entry moved itself into init, and proctor run's proctord went to a cgroup of its own" \
+	test -d "$C/init" -a -n "$(find "$C" -mindepth 1 -maxdepth 1 -name 'proctord.*')"
+
 # --- 1. proctord as the container's only process ----------------------------------
 # --check first: it names the delegated cgroup and what it would do.
 new_ctr

@@ -269,6 +269,9 @@ build_initramfs() {
   mkdir -p "$root/proctor/tests/blackbox" "$root/proctor/tests/vm"
   cp "$src"/tests/blackbox/*.sh "$root/proctor/tests/blackbox/"
   cp "$src"/tests/vm/*.sh "$root/proctor/tests/vm/"
+  # container.sh runs contrib/container's entry point.
+  mkdir -p "$root/proctor/contrib/container"
+  cp "$src"/contrib/container/*.sh "$root/proctor/contrib/container/"
   cp "$src/tests/vm/init" "$root/init"
   chmod 0755 "$root/init"
 

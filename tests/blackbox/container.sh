@@ -1,0 +1,209 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# proctor in Podman containers with no added capability, rootful and rootless: an image FROM scratch of the installed tree, contrib/container's entry and seccomp profile; the box's core cases, the limits (or proctord saying they are not enforced), proctor run as PID 1.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/lib.sh"
+
+src=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/ctr-lib.sh"
+skip_all() {
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+# The sanitizer and valgrind suites: proctord's paths here are nocap.sh's
+# and box-rootless.sh's, which they run; an ASan build would also need its
+# runtime in the image.
+san_on && skip_all "in a sanitizer build (nocap.sh covers these paths there)"
+vg_on && skip_all "under valgrind (nocap.sh covers these paths there)"
+ctr_need
+[ -z "$CTR_WHY" ] || skip_all "$CTR_WHY"
+for tool in useradd userdel runuser newuidmap; do
+	command -v "$tool" >/dev/null || skip_all "no $tool"
+done
+build=$(dirname "$(dirname "$PROCTORD")")
+[ -f "$build/meson-info/intro-installed.json" ] || skip_all "$build is not a meson build directory"
+chmod 0755 "$T"
+
+# Podman's state, apart from the host's: its run root must be under 50
+# characters, which $T may not be.
+PST=$T/p
+[ "${#PST}" -le 40 ] || PST=$(mktemp -d /run/proctor-ct.XXXXXX) || exit 1
+mkdir -p "$PST/0" "$PST/1/xdg"
+made_subids=
+user=pctr$$
+# The end: the user's processes (rootless Podman's pause process), by
+# their ids, then the user and Podman's state, then lib.sh's clean-up.
+cleanup() {
+	local p uid
+	if uid=$(id -u "$user" 2>/dev/null); then
+		for p in /proc/[0-9]*; do
+			[ "$(stat -c %u "$p" 2>/dev/null)" = "$uid" ] && kill -9 "${p#/proc/}" 2>/dev/null
+		done
+		sleep 0.2
+		userdel "$user" || diag "userdel $user failed"
+	fi
+	rm -rf "$PST"
+	[ -z "$made_subids" ] || rm -f /etc/subuid /etc/subgid
+	# CT_KEEP=1: $T stays, to look at (by hand only).
+	[ -n "${CT_KEEP:-}" ] || bb_cleanup
+}
+trap cleanup EXIT
+
+# --- the image: the installed tree, FROM scratch ----------------------------
+R="$T/rootfs"
+if ! ctr_rootfs "$R" "$build" "$src" 2>"$T/rootfs.err"; then
+	echo "Bail out! meson install into $R failed: $(cat "$T/rootfs.err")"
+	exit 1
+fi
+mkdir -p "$R/out" "$R/srv/box" "$R/progs"
+ctr_add "$R" "$PROGS/hold" "$PROGS/forkbomb" "$PROGS/spin"
+cp "$PROGS/hold" "$PROGS/forkbomb" "$PROGS/spin" "$R/progs/"
+echo "a secret of the container" >"$R/srv/secret"
+chmod 0777 "$R/srv/box"
+# Podman that cannot run a container at all (a host without its
+# configuration, a CI job in an unprivileged container) is a skip; one
+# that runs this but not the cases below is a failure.
+# (The runtime's defaults: not this script's profile and flags.)
+if ! out=$(timeout 120 podman --storage-driver vfs --root "$PST/0/s" --runroot "$PST/0/r" \
+	run --rm "${CTR_RUNTIME[@]}" --network=none --ulimit nofile=1024:4096 \
+	--ulimit nproc=4096:8192 --rootfs "$R" true 2>&1); then
+	skip_all "podman cannot run a container here: $(tail -n 1 <<<"$out")"
+fi
+# The profile: the runtime's default plus contrib/container's additions.
+python3 "$src/contrib/container/proctor-seccomp.py" "$CTR_SECCOMP_DEFAULT" >"$PST/0.seccomp.json"
+cp "$PST/0.seccomp.json" "$PST/1.seccomp.json"
+
+# The cases, run by the container's PID 1 (sh), each result a file in /out.
+cat >"$R/cases.sh" <<'EOF'
+cd /
+o=/out
+# On cgroup v2, proctor-entry made PROCTORD proctord-cgroup: each proctord
+# (proctor run's, and this --check) in a cgroup of its own.
+run() {
+	n=$1
+	shift
+	proctor run --json "$o/$n.json" "$@"
+	echo $? >"$o/$n.rc"
+}
+"${PROCTORD:-proctord}" --check --strict --box /srv/box --memory-max 64MiB --pids 16 >$o/check.txt 2>&1
+echo $? >$o/check.rc
+run core --box /srv/box --wall-time 10s -- sh -c '
+	cat /srv/secret 2>/dev/null || echo secret: unreadable
+	if (: >/usr/x) 2>/dev/null; then echo usr: written; else echo usr: refused; fi
+	cd /proc && echo [0-9]*' >$o/core.out 2>$o/core.err
+run mem --box /srv/box --ro-bind /progs --memory-max 64MiB --wall-time 10s -- /progs/hold 200 /tmp/r /tmp/f 2>$o/mem.err
+# A fork bomb only where a limit holds it (a cgroup, or RLIMIT_NPROC in a
+# user namespace): never against the host's own limits.
+if ! grep -q '^pids .*NOT enforced' $o/check.txt; then
+	run pids --box /srv/box --ro-bind /progs --pids 16 --wall-time 2s -- /progs/forkbomb /box/full 2>$o/pids.err
+	if [ -e /srv/box/full ]; then echo refused; else echo none; fi >$o/pids.full
+	rm -f /srv/box/full
+fi
+run cpu --cpu-time 500ms --wall-time 10s -- /progs/spin 2>$o/cpu.err
+run outl --output-limit 1MiB --wall-time 10s -- yes >$o/outl.out 2>$o/outl.err
+ls -A /srv/box | tr '\n' ' ' >$o/left.box
+cd /proc && echo [0-9]* >$o/left.procs
+EOF
+
+# --- the two containers -----------------------------------------------------
+# podman_run WHO OUT ARGS...: podman run the image as WHO (root or the
+# throw-away user), /out bound to OUT; no capability added, no --privileged.
+podman_run() {
+	local who=$1 out=$2
+	shift 2
+	if [ "$who" = root ]; then
+		ctr_podman "$PST/0" -v "$out:/out" --rootfs "$R" "$@"
+		timeout 120 "${CTR_CMD[@]}"
+	else
+		ctr_podman "$PST/1" -v "$out:/out" --rootfs "$T/rootfs.$who" "$@"
+		(cd "$T" && timeout 120 runuser -u "$who" -- env HOME="$T/home" \
+			XDG_RUNTIME_DIR="$PST/1/xdg" "${CTR_CMD[@]}")
+	fi
+}
+
+# A throw-away user with subordinate ids, which rootless Podman maps into
+# the container (nobody has none): useradd gives it a range of /etc/subuid.
+if [ ! -e /etc/subuid ] && [ ! -e /etc/subgid ]; then
+	made_subids=1
+	touch /etc/subuid /etc/subgid
+fi
+if useradd --no-create-home --home-dir "$T/home" --shell /bin/false "$user" 2>"$T/useradd.err" &&
+	grep -q "^$user:" /etc/subuid && grep -q "^$user:" /etc/subgid; then
+	mkdir -p "$T/home"
+	chown -R "$user:" "$T/home" "$PST/1"
+	chmod 0700 "$PST/1/xdg"
+	whos="root $user"
+else
+	skip "[rootless] every case" "no throw-away user with subordinate ids: $(head -n 1 "$T/useradd.err")"
+	whos=root
+fi
+
+json_get() { jsonget "$1" "$2" 2>/dev/null | tr -d ' \n'; }
+
+for who in $whos; do
+	tag=rootful
+	[ "$who" = root ] || tag=rootless
+	out="$T/out.$tag"
+	mkdir -p "$out"
+	if [ "$who" != root ]; then
+		# The image's files are its root's, as an image's are: the
+		# user's, outside (proctord checks who owns its paths).
+		cp -a "$R" "$T/rootfs.$who"
+		chown -R "$who:" "$out" "$T/rootfs.$who"
+	fi
+	if ! podman_run "$who" "$out" /usr/local/bin/proctor-entry sh /cases.sh >"$T/$tag.log" 2>&1; then
+		not_ok "[$tag] the container runs"
+		diag "$(tail -n 20 "$T/$tag.log")"
+		continue
+	fi
+	ok "[$tag] the container runs (no capability added, no --privileged)"
+	diag "$(grep -E '^(cgroups|identity|memory_max|pids|seccomp|/proc masks|cgroup ns|user ns) ' "$out/check.txt")"
+
+	check_eq "[$tag] --box: a file of the container outside the box is unreadable, /usr is read-only, /proc lists only the box's init and program" \
+		"secret: unreadable;usr: refused;1 2;" "$(tr '\n' ';' <"$out/core.out")" ||
+		diag "$(cat "$out/core.err")"
+
+	# The limits: enforced where --check says they are; where it says
+	# not, --check --strict exits 3 and the run lists them in not_enforced.
+	crc=$(cat "$out/check.rc")
+	if grep -q '^memory_max .*NOT enforced' "$out/check.txt"; then
+		check_eq "[$tag] memory_max not enforceable here: --check --strict says so (exit 3)" 3 "$crc"
+		check_re "[$tag] ...and the run's not_enforced lists memory_max" '"memory_max"' \
+			"$(json_get "$out/mem.json" not_enforced)"
+	else
+		check_eq "[$tag] --memory-max 64MiB on 200 MiB is killed memory" \
+			"killed memory" "$(jsonget "$out/mem.json" status.head)" || diag "$(cat "$out/mem.err")"
+	fi
+	if grep -q '^pids .*NOT enforced' "$out/check.txt"; then
+		check_eq "[$tag] pids not enforceable here: --check --strict says so (exit 3; no fork bomb run)" \
+			3 "$crc"
+	else
+		check_eq "[$tag] --pids 16 stops a fork bomb: forks refused, the wall time ends it" \
+			"refused killed wall-time" \
+			"$(cat "$out/pids.full") $(jsonget "$out/pids.json" status.head)" || diag "$(cat "$out/pids.err")"
+	fi
+	[ "$crc" = 0 ] || [ "$crc" = 3 ] || { not_ok "[$tag] --check --strict exits 0 or 3"; diag "$(cat "$out/check.txt")"; }
+	check_eq "[$tag] --cpu-time 500ms on a spinner is killed cpu-time (exit 152)" \
+		"killed cpu-time 152" "$(jsonget "$out/cpu.json" status.head) $(cat "$out/cpu.rc")" ||
+		diag "$(cat "$out/cpu.err")"
+	# The README's overshoot figure: 15 ms at most (limits.sh's bound).
+	native timing check_range "[$tag] ...the CPU reported within the limit + 15 ms" 500000 515000 \
+		"$(json_get "$out/cpu.json" cpu_us)"
+	check_eq "[$tag] --output-limit 1MiB on yes: killed output (exit 153), 1 MiB delivered" \
+		"killed output 153 1048576" \
+		"$(jsonget "$out/outl.json" status.head) $(cat "$out/outl.rc") $(wc -c <"$out/outl.out")"
+	check_eq "[$tag] nothing left behind: the box directory empty, no process but the container's PID 1" \
+		"|1" "$(cat "$out/left.box")|$(cat "$out/left.procs")"
+
+	# proctor run as the container's entry point: PID 1 (the entry and the
+	# shell exec it), its exit code the program's (it once took
+	# getppid() == 1 for a dead parent: 125).
+	podman_run "$who" "$out" /usr/local/bin/proctor-entry sh -c 'echo "pid $$"
+		exec proctor run --json /out/pid1.json --wall-time 10s -- sh -c "exit 7"' >"$T/$tag.pid1" 2>&1
+	rc=$?
+	check_eq "[$tag] proctor run as the container's PID 1: the program's exit code (7) and its verdict" \
+		"pid 1 7 exited 7" "$(grep '^pid' "$T/$tag.pid1") $rc $(jsonget "$out/pid1.json" status.head)" ||
+		diag "$(cat "$T/$tag.pid1")"
+done
+
+done_testing
