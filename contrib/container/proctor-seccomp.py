@@ -18,7 +18,7 @@ import sys
 # What proctord's --box and the cgroup mount of the recipes need, and
 # nothing more (README.md, "The seccomp profile").
 ADDED = ["unshare", "setns", "mount", "umount2", "pivot_root",
-         "sethostname", "keyctl"]
+         "sethostname"]
 
 
 def main(argv):

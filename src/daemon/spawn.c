@@ -663,9 +663,12 @@ static void spawn_init(const struct spawn_plan *p, const struct spawn_run *r)
 	/* The program's stdio is on the host's paths: opened before the box
 	 * hides them, and inherited. The caller's session key ring stays
 	 * behind: a fresh anonymous one, which the program inherits (and
-	 * cannot use: the box's filter denies keyctl). */
+	 * cannot use: the box's filter denies keyctl). ENOSYS (no key rings)
+	 * and EPERM (a container runtime's filter, as Docker's, which then
+	 * denies the program every key ring call too) leave nothing to hide. */
 	if (p->c.box) {
-		if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != ENOSYS)
+		if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != ENOSYS &&
+		    errno != EPERM)
 			spawn_report(errfd, STAGE_SETUP, errno, "keyctl(KEYCTL_JOIN_SESSION_KEYRING)");
 		spawn_child_open_stdio(p, errfd, 1);
 		if (box_child_enter(p->c.box, &what) < 0)

@@ -61,8 +61,10 @@ as setfcap setpriv --inh-caps=-all --bounding-set=-all,+setfcap
 core "uid 0 with CAP_SETFCAP alone"
 
 # A runtime's default profile: clone3 ENOSYS (a user namespace through
-# unshare instead), sethostname EPERM (the box keeps the host's name).
-as profile "$PROGS/denysys" clone3:ENOSYS sethostname:EPERM -- \
+# unshare instead), sethostname EPERM (the box keeps the host's name),
+# keyctl EPERM as in Docker's (no key ring of the caller's to leave behind:
+# the filter denies the program every key ring call too).
+as profile "$PROGS/denysys" clone3:ENOSYS sethostname:EPERM keyctl:EPERM -- \
 	capsh --drop=cap_sys_admin -- -c "'exec \"\$0\" \"\$@\"'"
 core "under a runtime's profile"
 bx_run "$T/tmp/o.hostname" -- hostname
