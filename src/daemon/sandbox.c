@@ -123,8 +123,10 @@ static void report_cgroup_figures(struct sandbox *sb, struct report_final *rf, c
 	/* The program's processes, not the init's. */
 	if (sb->init_counted && rf->have_pids && rf->pids_peak > 0)
 		rf->pids_peak--;
-	if (cgroup_cpu(cg, &cpu_usage, &rf->user_us, &rf->sys_us) == 0)
+	if (cgroup_cpu(cg, &cpu_usage, &rf->user_us, &rf->sys_us) == 0) {
 		rf->src_cpu = cgroup_role_source(cg, CG_ROLE_CPU, src_cpu, len);
+		measure_program_split(&sb->sv.measure, &rf->user_us, &rf->sys_us, 1);
+	}
 	if (cgroup_peak(cg, &peak) == 0) {
 		rf->peak_memory = peak;
 		rf->src_peak = cgroup_role_source(cg, CG_ROLE_MEMORY, src_mem, len);
@@ -175,6 +177,8 @@ static void sandbox_write_report(void *ctx)
 	char *text;
 
 	report_cgroup_figures(sb, &rf, src_cpu, src_mem, src_kill, sizeof src_cpu);
+	if (!rf.src_cpu)
+		measure_program_split(&sv->measure, &rf.user_us, &rf.sys_us, 0);
 	text = report_json_text(&rf);
 	/* Each on its own: a FILE that the program spoiled (a directory put
 	 * in its place in DIR) does not keep the report from --report-fd,
@@ -710,6 +714,7 @@ static void sandbox_spawn_config(struct sandbox *sb)
 	sc->nice = sb->nice_value;
 	sc->nproc = sb->nproc;
 	sc->cgroup_fd = cgroup_clone_fd(&sb->cg);
+	sc->cpu_in_v2 = cgroup_role_version(&sb->cg, CG_ROLE_CPU) == 2;
 	sc->cgroup_procs_fd = cgroup_v2_procs_fd(&sb->cg, &sc->cgroup_path);
 	sc->n_join = cgroup_join_fds(&sb->cg, sb->join_fds, sb->join_paths, CG_MAX_HIER, 1);
 	sc->join_fds = sb->join_fds;

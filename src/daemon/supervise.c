@@ -281,7 +281,9 @@ static void supervise_check_exec(struct supervisor *s)
 	if (s->exec_checked)
 		return;
 	/* s->failure is only written when a failure was read. */
-	r = spawn_read_failure(s->child.errfd, &s->failure);
+	r = spawn_read_failure(s->child.errfd, &s->failure, &s->setup);
+	if (s->setup.known >= 0 && s->measure.setup_pending)
+		measure_setup_known(&s->measure, s->setup.known, s->setup.cg_ns, s->setup.all_ns);
 	if (r < 0)
 		return;
 	if (r == 1)
@@ -391,7 +393,9 @@ static void supervise_cpu_check(struct supervisor *s)
 		return;
 	/* Only the CPU figure: the cgroup's where there is one, without the
 	 * /proc walk over every thread, which is proctord's largest cost. */
-	if (cgroup_cpu(s->cg, &cpu, NULL, NULL) < 0)
+	if (cgroup_cpu(s->cg, &cpu, NULL, NULL) == 0)
+		cpu = measure_program_us(&s->measure, cpu, 1, 0);
+	else
 		measure_sample(&s->measure, &cpu, &rss);
 	if (cpu >= s->limits.cpu_time_us) {
 		supervise_kill(s, KILL_CPU_TIME);
@@ -972,8 +976,13 @@ int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limi
 	s->end_fd = s->eof_fd = -1;
 	s->ncpus = supervise_ncpus();
 	measure_init(&s->measure, getpid(), cg);
-	if (child->statusfd >= 0)
+	s->setup.known = 0;
+	if (child->statusfd >= 0) {
 		s->measure.init_pid = child->pid;
+		/* The init says what the set-up took, on the set-up pipe. */
+		s->measure.setup_pending = 1;
+		s->setup.known = -1;
+	}
 
 	ev_signal_init(&s->sigchld, supervise_sigchld_cb, SIGCHLD);
 	for (int i = 0; i < SUPERVISE_N_END_SIGNALS; i++) {

@@ -94,6 +94,7 @@ struct supervisor {
 	int exec_checked;          /* the set-up pipe said EOF or failure */
 	int exec_failed;
 	struct outcome failure;
+	struct spawn_baseline setup; /* the init's, on the set-up pipe (known -1: not yet) */
 	int main_reaped;           /* proctord's child (the init in a PID namespace) */
 	int program_ended;         /* main_wstatus and main_ru are known (the init's report) */
 	int main_wstatus;
