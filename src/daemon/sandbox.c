@@ -940,6 +940,7 @@ static int step_supervise(struct sandbox *sb, char *err, size_t errlen)
 	sb->end_fd = -1;
 	sb->sv.eof_fd = sb->eof_fd;
 	sb->sv.shares_group = sb->tty_group != 0;
+	sb->sv.home_group = sb->tty_group;
 	sb->eof_fd = -1;
 	if (sb->strip.n || sb->lent.handed) {
 		sb->sv.ended = sandbox_box_ended;

@@ -150,6 +150,35 @@ static void supervise_end(struct supervisor *s)
 	supervise_end_announce(s);
 }
 
+/* Neither a cgroup nor /proc (not proctord's own: procwalk_is_own) can
+ * list the tree: its process group does, and proctord's children (in a PID
+ * namespace the init's death has taken all of it). Sharing that group (the
+ * terminal's, --tty-foreground), proctord first goes back to its own, or
+ * the group's SIGKILL would be its own; a ^C no longer matters once the
+ * tree is being killed. Left in it, only its child is killed (which is all
+ * of it in a PID namespace), and the sweep ends once it has none. */
+static ssize_t supervise_kill_group(struct supervisor *s)
+{
+	siginfo_t si;
+
+	if (s->shares_group) {
+		pid_t home = s->home_group == getpid() ? 0 : s->home_group;
+
+		if (setpgid(0, home) < 0 && setpgid(0, 0) < 0) {
+			/* Checked below. */
+		}
+		s->shares_group = getpgrp() == s->child.pid;
+	}
+	if (!s->shares_group)
+		return tree_signal_group(s->child.pid, SIGKILL);
+	if (!s->main_reaped)
+		kill(s->child.pid, SIGKILL);
+	memset(&si, 0, sizeof si);
+	if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT | __WALL) < 0)
+		return errno == ECHILD ? 0 : -1;
+	return 1;
+}
+
 /* Kill the whole tree: through the cgroup where one holds it all, and also
  * every descendant found through /proc: a program running as root may move
  * a child out of the sandbox's cgroup, but not out from under proctord, its
@@ -165,11 +194,8 @@ static ssize_t supervise_kill_tree(struct supervisor *s)
 	/* Zombies are out of the cgroup but still in the walk until SIGCHLD
 	 * reaps them. */
 	walked = tree_signal_all(getpid(), SIGKILL);
-	/* Neither a cgroup nor /proc (not proctord's own: procwalk_is_own)
-	 * can list the tree: its process group, and proctord's children. In
-	 * a PID namespace the init's death has taken all of it. */
-	if (left < 0 && walked < 0 && !s->shares_group)
-		return tree_signal_group(s->child.pid, SIGKILL);
+	if (left < 0 && walked < 0)
+		return supervise_kill_group(s);
 	if (left > 0 || walked > 0)
 		return left > walked ? left : walked;
 	return left < 0 ? walked : 0;

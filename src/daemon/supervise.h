@@ -135,6 +135,7 @@ struct supervisor {
 	int end_fd;                /* --end-fd: written and closed at the end; -1 */
 	int eof_fd;                /* --end-on-eof: the caller's pipe or socket; -1 */
 	int shares_group;          /* proctord is in the program's process group (the terminal's) */
+	pid_t home_group;          /* with shares_group: proctord's own group, to go back to */
 	ev_io eof_io;
 };
 

@@ -143,5 +143,40 @@ else
 	check_re "...run exits 137" $'\nrc: 137\n' "$screen"
 fi
 
+# --- at a terminal, where neither a cgroup nor /proc can list the tree --------
+# proctord shares the program's process group (the terminal's foreground).
+# Without a cgroup and with a /proc that is not its own (a tmpfs over it),
+# only that group names the tree, and the group's SIGKILL would be
+# proctord's own: it used to sweep for ever, even after the program's end.
+# script(1) gives the run its terminal (cheaper than python3 here).
+cat >"$T/blind.sh" <<'SH'
+#!/bin/sh
+# proctor run ARGS with a tmpfs over /proc, in a mount namespace of its own.
+exec unshare --mount sh -c 'mount -t tmpfs none /proc && exec "$@"' sh "$PROCTOR" run --cgroup none "$@"
+SH
+chmod 0755 "$T/blind.sh"
+# tty_blind ARGS...: proctor run ARGS at a terminal, /proc masked; prints
+# the screen, then "rc: N" (script -e: the run's exit code).
+tty_blind() {
+	timeout -s KILL 20 script -qec "$T/blind.sh $*" /dev/null </dev/null 2>&1 | tr -d '\r'
+	echo "rc: ${PIPESTATUS[0]}"
+}
+blind="at a terminal, with neither a cgroup nor /proc"
+if [ "$(id -u)" != 0 ] || ! unshare --mount true 2>/dev/null || ! command -v script >/dev/null; then
+	skip "$blind: the run ends" "needs root (unshare --mount) and script(1)"
+	skip "$blind: a limit kills the tree" "needs root (unshare --mount) and script(1)"
+elif vg_on || san_on; then
+	# Both read /proc/self (valgrind to start, the sanitizers' options).
+	skip "$blind: the run ends" "valgrind and the sanitizers need /proc"
+	skip "$blind: a limit kills the tree" "valgrind and the sanitizers need /proc"
+else
+	screen=$(tty_blind -- sleep 0.2)
+	check_re "$blind: the run ends, with the program's verdict" \
+		$'^proctor: exited 0; .*\nrc: 0$' "$screen" || diag "$screen"
+	screen=$(tty_blind --wall-time 300ms -- sleep 30)
+	check_re "$blind: a limit kills the tree, and the run ends" \
+		$'^proctor: killed wall-time: .*\nrc: 124$' "$screen" || diag "$screen"
+fi
+
 vg_check
 done_testing
