@@ -164,6 +164,7 @@ static void sandbox_write_report(void *ctx)
 		.stderr_bytes = sb->out ? output_stream_bytes(sb->out, 1) : UNITS_UNLIMITED,
 		.output_truncated = sb->out ? output_truncated(sb->out) != 0 : -1,
 		.interrupted = sv->interrupted,
+		.interrupt_signo = sv->interrupt_signo,
 		.user = cfg->user,
 		.group = cfg->group,
 		.uid = sb->iso.set_uid ? (long)sb->iso.uid : -1,

@@ -864,6 +864,8 @@ static void supervise_signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 
 	log_warnx("received SIG%s: ending the program", sigabbrev_np(w->signum));
 	s->signo = w->signum;
+	if (!s->interrupt_signo)
+		s->interrupt_signo = w->signum;
 	supervise_dispatch(s, SV_EV_SIGNAL);
 }
 

@@ -101,6 +101,7 @@ struct supervisor {
 	enum kill_reason kill_reason;
 	struct outcome outcome;
 	int interrupted;           /* a signal to proctord ends it */
+	int interrupt_signo;       /* the first such signal (the report's interrupt_signal) */
 	int exit_code;
 	unsigned ncpus;
 	uint64_t start_us, end_us;

@@ -139,8 +139,31 @@ else
 		$'^alive after one: True\n' "$screen" || diag "$screen"
 	elapsed=$(sed -n 's/^elapsed_us: //p' "$T/pty.out")
 	check_range "...a second ^C ends the 20 s grace: the run ends" 0 15000000 "${elapsed:-x}"
-	check_re "...the program killed terminate" $'\nproctor: killed terminate: ' "$screen"
-	check_re "...run exits 137" $'\nrc: 137\n' "$screen"
+	check_re "...the program killed terminate, interrupted by the terminal's SIGINT" \
+		$'\nproctor: killed terminate: [^\n]*; interrupted by SIGINT' "$screen"
+	check_re "...run exits 130 (128 + SIGINT), as a shell's job that ^C ended" $'\nrc: 130\n' "$screen"
+fi
+
+# --- kill -INT to proctor run at a terminal, where the program holds it -------
+# The same as a ^C: to the program's group, which proctord shares (it
+# passes no SIGINT on there, taking it for the terminal's).
+if vg_on; then
+	skip "at a terminal, kill -INT to proctor run reaches the program" "under valgrind (its init takes SIGINT)"
+elif ! command -v script >/dev/null; then
+	skip "at a terminal, kill -INT to proctor run reaches the program" "no script(1)"
+else
+	timeout -s KILL 60 script -qec "$PROCTOR run --grace 20s -- $PROGS/ignsig $T/int.ready $T/int.save" \
+		/dev/null </dev/null >"$T/int.screen" 2>&1 &
+	script_pid=$!
+	wait_for "$T_OP" test -e "$T/int.ready"
+	run_pid=$(pgrep -f "^$PROCTOR run --grace 20s -- $PROGS/ignsig $T/int.ready")
+	kill -s INT $run_pid
+	wait "$script_pid"
+	int_rc=$?
+	check_eq "at a terminal, kill -INT to proctor run reaches the program" INT "$(cat "$T/int.save" 2>&1)"
+	check_re "...which exits 3: the verdict, interrupted by SIGINT" \
+		$'(^|\n)proctor: exited 3; [^\n]*; interrupted by SIGINT' "$(tr -d '\r' <"$T/int.screen")"
+	check_eq "...run exits 3" 3 "$int_rc"
 fi
 
 # --- at a terminal, where neither a cgroup nor /proc can list the tree --------
