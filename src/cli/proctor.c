@@ -417,7 +417,8 @@ struct run {
 	const char *user_report; /* --report FILE given: read that one */
 	int report_fd;		  /* the memfd proctord writes the report into; -1 */
 	struct runjson json;	  /* --json FILE, --json-fd N */
-	int tty;		  /* stdin is our terminal and we hold its foreground */
+	int tty;		  /* descriptor 0, 1 or 2 is our terminal and we hold its
+				   * foreground: that descriptor + 1; 0 */
 	pid_t pid;		  /* proctord */
 	int status;		  /* proctord's wait status, once reaped */
 	int end_fd;		  /* the read end of proctord's --end-fd; -1 */
@@ -712,14 +713,14 @@ static void run_reap(struct run *run)
 		run->pid = -1;
 		run_child = 0;
 	}
-	if (run->tty && tcgetpgrp(0) != getpgrp()) {
+	if (run->tty && tcgetpgrp(run->tty - 1) != getpgrp()) {
 		/* From the background: SIGTTOU would stop us. */
 		sigset_t ttou, old;
 
 		sigemptyset(&ttou);
 		sigaddset(&ttou, SIGTTOU);
 		sigprocmask(SIG_BLOCK, &ttou, &old);
-		if (tcsetpgrp(0, getpgrp()) < 0)
+		if (tcsetpgrp(run->tty - 1, getpgrp()) < 0)
 			fprintf(stderr, "proctor: run: cannot take the terminal back: %s\n",
 				strerror(errno));
 		sigprocmask(SIG_SETMASK, &old, NULL);
@@ -940,6 +941,19 @@ static void run_tty_restore(const struct run_tty t[3])
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
+/* The terminal we are the foreground job of, on descriptor 0, 1 or 2 (the
+ * first); -1 if none. With only standard input redirected (proctor run ...
+ * < file at a shell), proctord and the program must not go to a background
+ * group of their own either: their first write would stop them (SIGTTOU,
+ * stty tostop), or a change of the terminal's modes, for ever. */
+static int run_tty_fd(void)
+{
+	for (int fd = 0; fd < 3; fd++)
+		if (isatty(fd) && tcgetpgrp(fd) == getpgrp())
+			return fd;
+	return -1;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	struct run_tty tty[3];
@@ -958,7 +972,7 @@ static int cmd_run(int argc, char **argv)
 		return rc;
 	}
 	/* At a terminal, and in its foreground: the program gets it. */
-	run.tty = isatty(0) && tcgetpgrp(0) == getpgrp();
+	run.tty = run_tty_fd() + 1;
 	run_tty_save(tty);
 	if (run_start(&run, argc, argv, first) < 0) {
 		runjson_close(&run.json);

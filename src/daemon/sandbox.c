@@ -207,7 +207,7 @@ int sandbox_report(struct sandbox *sb)
 		startup_tty_leave(sb->tty_group);
 	sb->tty_group = 0;
 	if (sb->sc.tty_foreground)
-		startup_tty_take_back();
+		startup_tty_take_back(sb->sc.tty_foreground - 1);
 	sb->sc.tty_foreground = 0;
 	supervise_report_once(&sb->sv);
 	code = sb->sv.exit_code;
@@ -903,7 +903,7 @@ static void undo_program(struct sandbox *sb)
 		startup_tty_leave(sb->tty_group);
 	sb->tty_group = 0;
 	if (sb->sc.tty_foreground)
-		startup_tty_take_back();
+		startup_tty_take_back(sb->sc.tty_foreground - 1);
 	sb->sc.tty_foreground = 0;
 	if (sb->strip.n && !sb->stripped)
 		boxstrip_run(&sb->strip);

@@ -275,7 +275,7 @@ static void spawn_child_close_except(const int *keep, size_t n)
  * background group until then: tcsetpgrp from there raises SIGTTOU unless it
  * is blocked. Best effort: if it fails, the program runs in the background
  * as it would without --tty-foreground. */
-static void spawn_child_foreground(void)
+static void spawn_child_foreground(int fd)
 {
 	sigset_t ttou, old;
 
@@ -283,7 +283,7 @@ static void spawn_child_foreground(void)
 	sigaddset(&ttou, SIGTTOU);
 	if (sigprocmask(SIG_BLOCK, &ttou, &old) < 0)
 		return;
-	if (tcsetpgrp(0, getpgrp()) < 0) {
+	if (tcsetpgrp(fd, getpgrp()) < 0) {
 		/* Nothing to undo: the terminal stays with proctord's group. */
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
@@ -491,7 +491,7 @@ static void spawn_child(const struct spawn_plan *p, const struct spawn_run *r, p
 	if ((!joined || p->iso.new_session) && identity_child_session(&p->iso, &what) < 0)
 		spawn_report(errfd, STAGE_SETUP, errno, what);
 	if (p->c.tty_foreground)
-		spawn_child_foreground();
+		spawn_child_foreground(p->c.tty_foreground - 1);
 	spawn_child_deathsig(errfd, parent);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		spawn_report(errfd, STAGE_SETUP, errno, "PR_SET_NO_NEW_PRIVS");

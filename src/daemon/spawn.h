@@ -69,9 +69,9 @@ struct spawn_config {
 	const struct identity *identity;
 	const struct sysfilter *filter; /* NULL: no system call filter */
 	int filter_sock; /* the child's end of the socket for the filter's listener */
-	/* Make the program's process group the foreground group of the
-	 * terminal on descriptor 0 (proctord checked that it is one, and that
-	 * proctord's group holds it now). */
+	/* 0, or the descriptor + 1 of the terminal whose foreground group
+	 * the program's process group becomes (proctord checked that it is
+	 * one, and that proctord's group holds it now). */
 	int tty_foreground;
 	/* The box (box.c), or NULL: its init builds the root before it starts
 	 * the program, after opening the program's stdio on the host's paths.

@@ -166,6 +166,19 @@ else
 	check_eq "...run exits 3" 3 "$int_rc"
 fi
 
+# --- at a terminal, standard input redirected --------------------------------
+# proctor run ... < file at a shell: the output is still the terminal, and
+# with stty tostop a write from a background group stops the writer
+# (SIGTTOU). The program gets the foreground through descriptor 1.
+if ! command -v script >/dev/null; then
+	skip "at a terminal, stdin redirected, stty tostop: the program writes" "no script(1)"
+else
+	screen=$(timeout -s KILL 20 script -qec "stty tostop; $PROCTOR run --wall-time 10s -- echo written </dev/null" \
+		/dev/null </dev/null 2>&1 | tr -d '\r')
+	check_re "at a terminal, stdin redirected, stty tostop: the program writes, and exits 0" \
+		$'^written\nproctor: exited 0; ' "$screen" || diag "$screen"
+fi
+
 # --- at a terminal, where neither a cgroup nor /proc can list the tree --------
 # proctord shares the program's process group (the terminal's foreground).
 # Without a cgroup and with a /proc that is not its own (a tmpfs over it),
