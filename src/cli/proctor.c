@@ -69,7 +69,8 @@ static const struct command_help {
 	 "anywhere before --, and always take a value (--json-fd 2: stderr).\n"
 	 "At a terminal, the program gets the terminal's foreground while it runs.\n"
 	 "SIGINT, SIGTERM, SIGHUP: the first reaches the program and starts the\n"
-	 "grace period, the second ends it and kills the tree.\n"},
+	 "grace period, the second ends it and kills the tree; a killed program\n"
+	 "then exits 128+N for that signal, the terminal's ^C (130) included.\n"},
 };
 
 static const char usage_common[] =
@@ -416,7 +417,8 @@ struct run {
 	const char *user_report; /* --report FILE given: read that one */
 	int report_fd;		  /* the memfd proctord writes the report into; -1 */
 	struct runjson json;	  /* --json FILE, --json-fd N */
-	int tty;		  /* stdin is our terminal and we hold its foreground */
+	int tty;		  /* descriptor 0, 1 or 2 is our terminal and we hold its
+				   * foreground: that descriptor + 1; 0 */
 	pid_t pid;		  /* proctord */
 	int status;		  /* proctord's wait status, once reaped */
 	int end_fd;		  /* the read end of proctord's --end-fd; -1 */
@@ -435,11 +437,25 @@ static volatile sig_atomic_t run_tty;
 
 static void run_on_signal(int sig, siginfo_t *si, void *ctx)
 {
+	int saved = errno;
+	pid_t group;
+
 	(void)ctx;
 	if (!run_signal)
 		run_signal = sig;
-	if (run_child > 0 && !(run_tty && si->si_code == SI_KERNEL))
+	if (run_child <= 0 || (run_tty && si->si_code == SI_KERNEL)) {
+		errno = saved;
+		return;
+	}
+	/* A SIGINT sent to us (kill -INT, not the terminal's ^C) where proctord
+	 * shares the program's group: to that group, as ^C would, so that the
+	 * program gets it too (proctord passes no SIGINT on there). */
+	group = sig == SIGINT && run_tty ? getpgid(run_child) : -1;
+	if (group > 0 && group != getpgrp())
+		kill(-group, sig);
+	else
 		kill(run_child, sig);
+	errno = saved;
 }
 
 static void run_signals(void)
@@ -697,14 +713,14 @@ static void run_reap(struct run *run)
 		run->pid = -1;
 		run_child = 0;
 	}
-	if (run->tty && tcgetpgrp(0) != getpgrp()) {
+	if (run->tty && tcgetpgrp(run->tty - 1) != getpgrp()) {
 		/* From the background: SIGTTOU would stop us. */
 		sigset_t ttou, old;
 
 		sigemptyset(&ttou);
 		sigaddset(&ttou, SIGTTOU);
 		sigprocmask(SIG_BLOCK, &ttou, &old);
-		if (tcsetpgrp(0, getpgrp()) < 0)
+		if (tcsetpgrp(run->tty - 1, getpgrp()) < 0)
 			fprintf(stderr, "proctor: run: cannot take the terminal back: %s\n",
 				strerror(errno));
 		sigprocmask(SIG_SETMASK, &old, NULL);
@@ -737,6 +753,7 @@ struct run_verdict {
 	struct proctor_result r;
 	json_int_t user_us, sys_us, wall_us, peak; /* -1: no report */
 	int interrupted;
+	int interrupt_signo; /* the report's interrupt_signal (0: none) */
 	char *report; /* the report's text (malloc'd) */
 };
 
@@ -799,6 +816,9 @@ static int run_read_report(int fd, const char *path, struct run_verdict *v)
 			v->wall_us = run_report_int(root, "wall_us");
 			v->peak = run_report_int(root, "peak_memory_bytes");
 			v->interrupted = json_is_true(json_object_get(root, "interrupted"));
+			line = json_object_get(root, "interrupt_signal");
+			if (json_is_string(line))
+				v->interrupt_signo = run_signal_number(json_string_value(line));
 			v->report = text;
 			text = NULL;
 			rc = 0;
@@ -835,14 +855,21 @@ static int run_verdict(struct run *run, struct run_verdict *v)
 
 /* The verdict: a line on stderr, or with --json the report made a
  * verdict document. Returns the exit status. */
+/* The signal that interrupted the run: ours, else the one proctord took
+ * (at a terminal the ^C reaches proctord and the program, not us). 0: none. */
+static int run_interrupt(const struct run_verdict *v)
+{
+	return run_signal ? run_signal : v->interrupt_signo;
+}
+
 static int run_print(struct run *run, const struct run_verdict *v, int code)
 {
 	const struct proctor_result *r = &v->r;
+	int sig = run_interrupt(v);
 	char err[4200];
 
 	if (run->json.fd >= 0) {
-		if (runjson_verdict(&run->json, v->report, code,
-				    run_signal ? sigabbrev_np(run_signal) : NULL, err,
+		if (runjson_verdict(&run->json, v->report, code, sig ? sigabbrev_np(sig) : NULL, err,
 				    sizeof err) == 0)
 			return code;
 		return run_error(run, "proctord", "%s", err);
@@ -852,8 +879,8 @@ static int run_print(struct run *run, const struct run_verdict *v, int code)
 		fprintf(stderr, ", wall %.3f s", (double)v->wall_us / 1e6);
 	if (v->peak >= 0)
 		fprintf(stderr, ", peak %.1f MiB", (double)v->peak / (1024.0 * 1024.0));
-	if (run_signal)
-		fprintf(stderr, "; interrupted by SIG%s", sigabbrev_np(run_signal));
+	if (sig)
+		fprintf(stderr, "; interrupted by SIG%s", sigabbrev_np(sig));
 	else if (v->interrupted)
 		fprintf(stderr, "; interrupted");
 	fprintf(stderr, "\n");
@@ -862,13 +889,13 @@ static int run_print(struct run *run, const struct run_verdict *v, int code)
 
 static int run_code(const struct run_verdict *v)
 {
-	int code = run_exit_code(&v->r);
+	int code = run_exit_code(&v->r), sig = run_interrupt(v);
 
-	/* Ended by proctord for our signal: as a shell reports a job that
-	 * signal ended. */
-	if (run_signal && v->r.kind == PROCTOR_KILLED &&
+	/* Ended by proctord for a signal (ours, or the terminal's ^C): as a
+	 * shell reports a job that signal ended. */
+	if (sig && v->r.kind == PROCTOR_KILLED &&
 	    proto_kill_reason_parse(v->r.reason) == KILL_TERMINATE)
-		code = RUN_SIGNAL_BASE + run_signal;
+		code = RUN_SIGNAL_BASE + sig;
 	return code;
 }
 
@@ -914,6 +941,19 @@ static void run_tty_restore(const struct run_tty t[3])
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
+/* The terminal we are the foreground job of, on descriptor 0, 1 or 2 (the
+ * first); -1 if none. With only standard input redirected (proctor run ...
+ * < file at a shell), proctord and the program must not go to a background
+ * group of their own either: their first write would stop them (SIGTTOU,
+ * stty tostop), or a change of the terminal's modes, for ever. */
+static int run_tty_fd(void)
+{
+	for (int fd = 0; fd < 3; fd++)
+		if (isatty(fd) && tcgetpgrp(fd) == getpgrp())
+			return fd;
+	return -1;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	struct run_tty tty[3];
@@ -932,7 +972,7 @@ static int cmd_run(int argc, char **argv)
 		return rc;
 	}
 	/* At a terminal, and in its foreground: the program gets it. */
-	run.tty = isatty(0) && tcgetpgrp(0) == getpgrp();
+	run.tty = run_tty_fd() + 1;
 	run_tty_save(tty);
 	if (run_start(&run, argc, argv, first) < 0) {
 		runjson_close(&run.json);

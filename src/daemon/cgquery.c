@@ -21,6 +21,11 @@ int cgroup_has(const struct cgroup *cg, enum cg_role r)
 	return cg->role[r] >= 0;
 }
 
+int cgroup_role_version(const struct cgroup *cg, enum cg_role r)
+{
+	return cg->role[r] >= 0 ? cg->h[cg->role[r]].version : 0;
+}
+
 long cgroup_rt_runtime(const struct cgroup *cg, const char **dir)
 {
 	for (size_t i = 0; i < cg->n; i++) {

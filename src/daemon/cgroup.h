@@ -158,6 +158,8 @@ size_t cgroup_join_fds(const struct cgroup *cg, int *fds, const char **paths, si
 		       int cloned_into);
 
 int cgroup_has(const struct cgroup *cg, enum cg_role r);
+/* The version (1 or 2) of the hierarchy that serves r; 0 if none does. */
+int cgroup_role_version(const struct cgroup *cg, enum cg_role r);
 /* The cpu.rt_runtime_us of proctord's own cgroup in a v1 cpu hierarchy
  * (real-time group scheduling), with that cgroup's directory; -1 if there
  * is no such file. */

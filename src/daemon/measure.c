@@ -354,9 +354,7 @@ void measure_sample(struct measure *m, uint64_t *cpu_us, uint64_t *rss_bytes)
 	m->n = nn;
 	m->cap = w.cap;
 
-	total_us = (m->reaped_ns + live_ns) / 1000u;
-	if (cg)
-		total_us = cg_cpu;
+	total_us = measure_program_us(m, cg ? cg_cpu : (m->reaped_ns + live_ns) / 1000u, cg, 0);
 	if (total_us < m->last_cpu_us)
 		total_us = m->last_cpu_us;
 	m->last_cpu_us = total_us;
@@ -369,14 +367,52 @@ void measure_sample(struct measure *m, uint64_t *cpu_us, uint64_t *rss_bytes)
 uint64_t measure_cpu_us_settled(struct measure *m)
 {
 	uint64_t total_us = m->reaped_ns / 1000u, cg_cpu;
+	int cg = 0;
 
 	/* Once the cgroup is empty, its figure is final, and it also holds
 	 * what nobody waited for. */
-	if (m->cg && cgroup_cpu(m->cg, &cg_cpu, NULL, NULL) == 0)
+	if (m->cg && cgroup_cpu(m->cg, &cg_cpu, NULL, NULL) == 0) {
 		total_us = cg_cpu;
+		cg = 1;
+	}
+	total_us = measure_program_us(m, total_us, cg, 1);
 
 	if (total_us < m->last_cpu_us)
 		total_us = m->last_cpu_us;
 	m->last_cpu_us = total_us;
 	return total_us;
+}
+
+void measure_setup_known(struct measure *m, int known, uint64_t cg_ns, uint64_t all_ns)
+{
+	m->setup_pending = 0;
+	m->setup_cg_ns = known ? cg_ns : 0;
+	m->setup_all_ns = known ? all_ns : 0;
+}
+
+/* Rounded down: what is left over is the program's, never the reverse. */
+static uint64_t measure_setup_us(const struct measure *m, int from_cg)
+{
+	return (from_cg ? m->setup_cg_ns : m->setup_all_ns) / 1000u;
+}
+
+uint64_t measure_program_us(const struct measure *m, uint64_t us, int from_cg, int settled)
+{
+	uint64_t setup;
+
+	if (m->setup_pending)
+		return settled ? us : 0;
+	setup = measure_setup_us(m, from_cg);
+	return us > setup ? us - setup : 0;
+}
+
+void measure_program_split(const struct measure *m, uint64_t *user_us, uint64_t *sys_us,
+			   int from_cg)
+{
+	uint64_t setup = m->setup_pending ? 0 : measure_setup_us(m, from_cg);
+	uint64_t from_sys = setup < *sys_us ? setup : *sys_us;
+
+	*sys_us -= from_sys;
+	setup -= from_sys;
+	*user_us -= setup < *user_us ? setup : *user_us;
 }

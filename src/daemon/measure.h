@@ -44,6 +44,11 @@ struct measure {
 	uint64_t reaped_maxrss;      /* largest ru_maxrss of a reaped process, bytes */
 	uint64_t reaped_nvcsw, reaped_nivcsw; /* context switches of the reaped ones */
 	uint64_t last_cpu_us;        /* what was last reported: line 1 never decreases */
+	/* The CPU time of the set-up before the program's execve, left out of
+	 * every figure (measure_setup_known): pending until the init says it
+	 * (the figure is 0 until then: the program has not started). */
+	int setup_pending;
+	uint64_t setup_cg_ns, setup_all_ns; /* what the cgroup counted of it; all of it */
 	uint64_t tick_ns;
 	uint64_t page_size;
 	struct procwalk walk;        /* the tree below root, in /proc */
@@ -67,6 +72,19 @@ void measure_free(struct measure *m);
  * live processes, the monotonic floor, the peak), never the supervisor's
  * state: an answer composed with it changes no verdict. */
 void measure_sample(struct measure *m, uint64_t *cpu_us, uint64_t *rss_bytes);
+
+/* The set-up's CPU time, from the init (struct spawn_baseline): known 0
+ * when none came, then nothing is left out. */
+void measure_setup_known(struct measure *m, int known, uint64_t cg_ns, uint64_t all_ns);
+/* A CPU figure of the tree (us, from the cgroup or not) without the
+ * set-up's; settled: the tree is gone, and a set-up never reported (it
+ * failed before the program was ready) counts whole. */
+uint64_t measure_program_us(const struct measure *m, uint64_t us, int from_cg, int settled);
+/* The same for the report's split: the set-up is taken from the system
+ * time first (it is system calls and page faults), then from the user
+ * time, so that the two still add up to the CPU figure. */
+void measure_program_split(const struct measure *m, uint64_t *user_us, uint64_t *sys_us,
+			   int from_cg);
 
 /* proctord reaped pid with this rusage (its own CPU and that of every
  * descendant it waited for). */

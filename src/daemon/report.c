@@ -134,6 +134,20 @@ static void report_output_json(json_t *root, json_t *limits, json_t *sources,
 				      "straight to its destination"));
 }
 
+/* "interrupt_signal": the first ending signal proctord took ("SIGINT",
+ * the terminal's ^C), or null: what proctor run exits 128 + N for. */
+static void report_interrupt_json(json_t *root, int signo)
+{
+	char name[32];
+
+	if (signo <= 0) {
+		json_object_set_new(root, "interrupt_signal", json_null());
+		return;
+	}
+	snprintf(name, sizeof name, "SIG%s", sigabbrev_np(signo));
+	json_object_set_new(root, "interrupt_signal", json_string(name));
+}
+
 char *report_json_text(const struct report_final *f)
 {
 	const struct limits *l = f->limits;
@@ -202,6 +216,7 @@ char *report_json_text(const struct report_final *f)
 	json_object_set_new(root, "max_rss_bytes", report_u64(f->max_rss));
 	json_object_set_new(root, "csw_voluntary", report_u64(f->csw_voluntary));
 	json_object_set_new(root, "csw_forced", report_u64(f->csw_forced));
+	report_interrupt_json(root, f->interrupt_signo);
 	report_output_json(root, limits, sources, f);
 	dumped = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(root);

@@ -22,6 +22,7 @@ struct report_final {
 	uint64_t stdout_bytes, stderr_bytes; /* each stream's; UNITS_UNLIMITED: not counted */
 	int output_truncated;  /* --truncate-output discarded bytes; -1: nothing counted */
 	int interrupted; /* proctord was ended by a signal */
+	int interrupt_signo; /* the first ending signal proctord took; 0: none */
 	int have_oom;    /* oom_kills is known (a memory cgroup) */
 	uint64_t oom_kills;
 	int have_pids;   /* pids_peak and pids_max_hits are known (a pids cgroup) */

@@ -123,8 +123,10 @@ static void report_cgroup_figures(struct sandbox *sb, struct report_final *rf, c
 	/* The program's processes, not the init's. */
 	if (sb->init_counted && rf->have_pids && rf->pids_peak > 0)
 		rf->pids_peak--;
-	if (cgroup_cpu(cg, &cpu_usage, &rf->user_us, &rf->sys_us) == 0)
+	if (cgroup_cpu(cg, &cpu_usage, &rf->user_us, &rf->sys_us) == 0) {
 		rf->src_cpu = cgroup_role_source(cg, CG_ROLE_CPU, src_cpu, len);
+		measure_program_split(&sb->sv.measure, &rf->user_us, &rf->sys_us, 1);
+	}
 	if (cgroup_peak(cg, &peak) == 0) {
 		rf->peak_memory = peak;
 		rf->src_peak = cgroup_role_source(cg, CG_ROLE_MEMORY, src_mem, len);
@@ -165,6 +167,7 @@ static void sandbox_write_report(void *ctx)
 		.stderr_bytes = sb->out ? output_stream_bytes(sb->out, 1) : UNITS_UNLIMITED,
 		.output_truncated = sb->out ? output_truncated(sb->out) != 0 : -1,
 		.interrupted = sv->interrupted,
+		.interrupt_signo = sv->interrupt_signo,
 		.user = cfg->user,
 		.group = cfg->group,
 		.uid = sb->iso.set_uid ? (long)sb->iso.uid : -1,
@@ -178,6 +181,8 @@ static void sandbox_write_report(void *ctx)
 	char *text;
 
 	report_cgroup_figures(sb, &rf, src_cpu, src_mem, src_kill, sizeof src_cpu);
+	if (!rf.src_cpu)
+		measure_program_split(&sv->measure, &rf.user_us, &rf.sys_us, 0);
 	text = report_json_text(&rf);
 	/* Each on its own: a FILE that the program spoiled (a directory put
 	 * in its place in DIR) does not keep the report from --report-fd,
@@ -205,7 +210,7 @@ int sandbox_report(struct sandbox *sb)
 		startup_tty_leave(sb->tty_group);
 	sb->tty_group = 0;
 	if (sb->sc.tty_foreground)
-		startup_tty_take_back();
+		startup_tty_take_back(sb->sc.tty_foreground - 1);
 	sb->sc.tty_foreground = 0;
 	supervise_report_once(&sb->sv);
 	code = sb->sv.exit_code;
@@ -713,6 +718,7 @@ static void sandbox_spawn_config(struct sandbox *sb)
 	sc->nice = sb->nice_value;
 	sc->nproc = sb->nproc;
 	sc->cgroup_fd = cgroup_clone_fd(&sb->cg);
+	sc->cpu_in_v2 = cgroup_role_version(&sb->cg, CG_ROLE_CPU) == 2;
 	sc->cgroup_procs_fd = cgroup_v2_procs_fd(&sb->cg, &sc->cgroup_path);
 	sc->n_join = cgroup_join_fds(&sb->cg, sb->join_fds, sb->join_paths, CG_MAX_HIER, 1);
 	sc->join_fds = sb->join_fds;
@@ -900,7 +906,7 @@ static void undo_program(struct sandbox *sb)
 		startup_tty_leave(sb->tty_group);
 	sb->tty_group = 0;
 	if (sb->sc.tty_foreground)
-		startup_tty_take_back();
+		startup_tty_take_back(sb->sc.tty_foreground - 1);
 	sb->sc.tty_foreground = 0;
 	if (sb->strip.n && !sb->stripped)
 		boxstrip_run(&sb->strip);
@@ -938,6 +944,7 @@ static int step_supervise(struct sandbox *sb, char *err, size_t errlen)
 	sb->end_fd = -1;
 	sb->sv.eof_fd = sb->eof_fd;
 	sb->sv.shares_group = sb->tty_group != 0;
+	sb->sv.home_group = sb->tty_group;
 	sb->eof_fd = -1;
 	if (sb->strip.n || sb->lent.handed) {
 		sb->sv.ended = sandbox_box_ended;

@@ -17,6 +17,9 @@
 // SIGKILL, and the program cannot clear it (it is another process) nor signal
 // its init (no process of a namespace can): proctord's death takes the whole
 // tree with it, whatever the program does to its own parent-death signal.
+// Once the program is ready for execve, the init reads the CPU time the
+// set-up took (its own and the program's) and sends it on the error pipe
+// ahead of any failure: the figures leave it out (measure.h).
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -39,6 +42,7 @@
 #include <sys/syscall.h>
 #include <stdio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "spawn.h"
@@ -49,6 +53,10 @@ struct spawn_msg {
 	int err;
 	char what[200];
 };
+
+/* A spawn_msg's stage that is no failure: the init's baseline (struct
+ * spawn_baseline's two figures in what). */
+#define SPAWN_MSG_BASELINE 1000
 
 /* What the clone made, which the plan cannot say: the child's ends of the
  * pipes, the namespace it is in, whether it was born in its cgroup. The
@@ -61,6 +69,9 @@ struct spawn_run {
 	pid_t parent;     /* proctord's pid */
 	enum spawn_pidns ns;
 	int cloned_into; /* born in the plan's cgroup_fd: no cgroup.procs to write */
+	/* The program forked by the init: it says it is at its execve on
+	 * readyfd, then waits for a byte on gofd (-1, -1 elsewhere). */
+	int readyfd, gofd;
 };
 
 /* In a user namespace of its own: RLIMIT_NPROC counts only its tree, and
@@ -317,7 +328,7 @@ static void spawn_child_close_except(const int *keep, size_t n)
  * background group until then: tcsetpgrp from there raises SIGTTOU unless it
  * is blocked. Best effort: if it fails, the program runs in the background
  * as it would without --tty-foreground. */
-static void spawn_child_foreground(void)
+static void spawn_child_foreground(int fd)
 {
 	sigset_t ttou, old;
 
@@ -325,7 +336,7 @@ static void spawn_child_foreground(void)
 	sigaddset(&ttou, SIGTTOU);
 	if (sigprocmask(SIG_BLOCK, &ttou, &old) < 0)
 		return;
-	if (tcsetpgrp(0, getpgrp()) < 0) {
+	if (tcsetpgrp(fd, getpgrp()) < 0) {
 		/* Nothing to undo: the terminal stays with proctord's group. */
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
@@ -488,6 +499,23 @@ static void spawn_child_confine(const struct spawn_plan *p, const struct spawn_r
 	spawn_child_deathsig(errfd, parent);
 }
 
+/* All set up but execve: stand still while the init reads the CPU time the
+ * set-up took (spawn_init_baseline). The init gone, so is the program. */
+static void spawn_child_ready(const struct spawn_run *r)
+{
+	char byte = 'r';
+	ssize_t n;
+
+	if (write(r->readyfd, &byte, 1) != 1)
+		_exit(127);
+	do
+		n = read(r->gofd, &byte, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		_exit(127);
+	/* Both close at execve (CLOEXEC): the program never has them. */
+}
+
 /* The program, from the clone (or the init's fork) to execve. parent:
  * proctord's pid, or 1 (the init) in a PID namespace; joined: the init has
  * joined the cgroups already. */
@@ -495,7 +523,7 @@ static void spawn_child(const struct spawn_plan *p, const struct spawn_run *r, p
 			int joined)
 {
 	int keep[] = {r->errfd, p->stdio[0].fd, p->stdio[1].fd, p->stdio[2].fd,
-		      p->c.filter ? p->c.filter_sock : -1, p->null_fd};
+		      p->c.filter ? p->c.filter_sock : -1, p->null_fd, r->readyfd, r->gofd};
 	const char *what = NULL;
 	int in_box = joined && p->c.box, errfd = r->errfd;
 
@@ -517,7 +545,7 @@ static void spawn_child(const struct spawn_plan *p, const struct spawn_run *r, p
 	if ((!joined || p->iso.new_session) && identity_child_session(&p->iso, &what) < 0)
 		spawn_report(errfd, STAGE_SETUP, errno, what);
 	if (p->c.tty_foreground)
-		spawn_child_foreground();
+		spawn_child_foreground(p->c.tty_foreground - 1);
 	spawn_child_deathsig(errfd, parent);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		spawn_report(errfd, STAGE_SETUP, errno, "PR_SET_NO_NEW_PRIVS");
@@ -537,6 +565,8 @@ static void spawn_child(const struct spawn_plan *p, const struct spawn_run *r, p
 	if (p->c.chdir && chdir(p->c.chdir) < 0)
 		spawn_report(errfd, STAGE_CHDIR, errno, p->c.chdir);
 	spawn_child_close_fds(errfd);
+	if (r->readyfd >= 0)
+		spawn_child_ready(r);
 
 	/* execvp searches the PATH of environ: make it the program's. */
 	environ = p->c.envp;
@@ -596,21 +626,25 @@ static void spawn_init_deathsig(int errfd, int parent_pidfd)
 	}
 }
 
-/* The init once the program is started: nothing of proctord's or the
- * caller's stays open (the pipes of the output, the FIFOs' readers and
- * $(...) see their EOF when the program closes its copies); it reaps every
- * orphan, and the program's end goes to statusfd. Its exit makes the
- * kernel kill what is left. */
-static noreturn void spawn_init_reap(const struct spawn_plan *p, int errfd, int statusfd,
-				     pid_t prog)
+/* The init once the program is forked: nothing of proctord's or the
+ * caller's stays open but keep (the pipes of the output, the FIFOs' readers
+ * and $(...) see their EOF when the program closes its copies, even while
+ * its set-up blocks on a FIFO). */
+static void spawn_init_detach(const struct spawn_plan *p, const int *keep, size_t n_keep)
 {
-	struct spawn_status st;
-
-	close(errfd);
 	dup2(p->null_fd, 0);
 	dup2(p->null_fd, 1);
 	dup2(p->null_fd, 2);
-	spawn_child_close_except(&statusfd, 1);
+	spawn_child_close_except(keep, n_keep);
+}
+
+/* The init once the program has started: it reaps every orphan, and the
+ * program's end goes to statusfd. Its exit makes the kernel kill what is
+ * left. */
+static noreturn void spawn_init_reap(int statusfd, pid_t prog)
+{
+	struct spawn_status st;
+
 	memset(&st, 0, sizeof st);
 	for (;;) {
 		pid_t pid = wait4(-1, &st.wstatus, __WALL, &st.ru);
@@ -626,6 +660,86 @@ static noreturn void spawn_init_reap(const struct spawn_plan *p, int errfd, int 
 	_exit(0);
 }
 
+static uint64_t spawn_clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	if (clock_gettime(id, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The set-up's CPU time, read once the program waits at its execve
+ * (spawn_child_ready): the init's own clock and the program's, exact at
+ * that moment (the kernel folds a running task's current slice in). What
+ * runs after the reading (the rest of this function, the program's return
+ * from read and its execve, the init's wait and exit) is the program's,
+ * never taken off. joined_ns: the init's clock when
+ * it joined the cgroups (0 if born there). The message goes on the error
+ * pipe, before the init closes it; without one proctord counts it all. */
+static void spawn_init_baseline(int errfd, pid_t prog, int readyfd, int gofd, uint64_t joined_ns)
+{
+	struct spawn_baseline b = {0};
+	struct spawn_msg msg;
+	clockid_t cid;
+	char byte;
+	ssize_t n;
+
+	do
+		n = read(readyfd, &byte, 1);
+	while (n < 0 && errno == EINTR);
+	close(readyfd);
+	if (n == 1 && clock_getcpuclockid(prog, &cid) == 0) {
+		uint64_t self = spawn_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+		uint64_t other = spawn_clock_ns(cid);
+
+		b.known = self > 0 && other > 0;
+		b.all_ns = self + other;
+		b.cg_ns = (self > joined_ns ? self - joined_ns : 0) + other;
+	}
+	memset(&msg, 0, sizeof msg);
+	msg.stage = SPAWN_MSG_BASELINE;
+	memcpy(msg.what, &b, sizeof b);
+	if (n == 1 && write(errfd, &msg, sizeof msg) < 0) {
+		/* proctord is gone: so is the init, by its death signal. */
+	}
+	byte = 'g';
+	if (n == 1 && write(gofd, &byte, 1) < 0) {
+		/* The program is gone: the reap sees it. */
+	}
+	close(gofd);
+}
+
+/* The program from the init, with the pipes of its baseline. */
+static noreturn void spawn_init_fork(const struct spawn_plan *p, const struct spawn_run *r,
+				     uint64_t joined_ns)
+{
+	struct spawn_run pr = *r;
+	int ready[2] = {-1, -1}, go[2] = {-1, -1};
+	pid_t prog;
+
+	if (pipe2(ready, O_CLOEXEC) < 0 || pipe2(go, O_CLOEXEC) < 0)
+		spawn_report(r->errfd, STAGE_SETUP, errno, "pipe");
+	prog = fork();
+	if (prog < 0)
+		spawn_report(r->errfd, STAGE_SETUP, errno, "fork");
+	if (prog == 0) {
+		close(r->statusfd);
+		close(ready[0]);
+		close(go[1]);
+		pr.readyfd = ready[1];
+		pr.gofd = go[0];
+		spawn_child(p, &pr, 1, 1);
+		_exit(127);
+	}
+	/* The program's ends of the pipes (ready[1], go[0]) close with the
+	 * rest: the init sees EOF on ready if the program dies first. */
+	spawn_init_detach(p, (const int[]){r->errfd, r->statusfd, ready[0], go[1]}, 4);
+	spawn_init_baseline(r->errfd, prog, ready[0], go[1], joined_ns);
+	close(r->errfd);
+	spawn_init_reap(r->statusfd, prog);
+}
+
 static void spawn_init(const struct spawn_plan *p, const struct spawn_run *r)
 {
 	int keep[7 + BOX_MAX_FDS] = {r->errfd,	    r->statusfd,    p->stdio[0].fd,
@@ -634,7 +748,7 @@ static void spawn_init(const struct spawn_plan *p, const struct spawn_run *r)
 	size_t n_keep = 7;
 	int errfd = r->errfd;
 	const char *what = NULL;
-	pid_t prog;
+	uint64_t joined_ns;
 
 	/* First: a change of identity would clear the parent-death signal.
 	 * proctord's death before the go-ahead ends the wait (EOF). */
@@ -654,6 +768,10 @@ static void spawn_init(const struct spawn_plan *p, const struct spawn_run *r)
 	if (p->c.box)
 		n_keep += box_fds(p->c.box, keep + n_keep, BOX_MAX_FDS);
 	spawn_child_prepare(p, r, 1, keep, n_keep);
+	/* What the CPU figure's cgroup has not counted of the init: nothing
+	 * if it was born there, else its set-up up to here (the join and a
+	 * few calls after it, which stay the program's). */
+	joined_ns = r->cloned_into && p->c.cpu_in_v2 ? 0 : spawn_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	/* The program's process group (and session) is the init's: its pgid
 	 * is the pid proctord has. A signal the terminal sends to the group
 	 * does not reach the init, which has no handler (a namespace's init
@@ -675,15 +793,7 @@ static void spawn_init(const struct spawn_plan *p, const struct spawn_run *r)
 			spawn_report(errfd, STAGE_SETUP, errno, what);
 	}
 
-	prog = fork();
-	if (prog < 0)
-		spawn_report(errfd, STAGE_SETUP, errno, "fork");
-	if (prog == 0) {
-		close(r->statusfd);
-		spawn_child(p, r, 1, 1);
-		_exit(127);
-	}
-	spawn_init_reap(p, errfd, r->statusfd, prog);
+	spawn_init_fork(p, r, joined_ns);
 }
 
 void spawn_config_init(struct spawn_config *c)
@@ -1173,6 +1283,8 @@ int spawn_start(const struct spawn_plan *p, struct spawn_child *out)
 			      .statusfd = -1,
 			      .parent_pidfd = -1,
 			      .syncfd = -1,
+			      .readyfd = -1,
+			      .gofd = -1,
 			      .parent = getpid(),
 			      .ns = p->c.pidns};
 	struct spawn_fds f;
@@ -1227,18 +1339,26 @@ int spawn_read_status(int statusfd, struct spawn_status *st)
 	return n == (ssize_t)sizeof *st;
 }
 
-int spawn_read_failure(int errfd, struct outcome *o)
+int spawn_read_failure(int errfd, struct outcome *o, struct spawn_baseline *base)
 {
 	struct spawn_msg msg;
 	ssize_t n;
 
-	do
-		n = read(errfd, &msg, sizeof msg);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -1;
-	if (n == 0)
-		return 0;
+	for (;;) {
+		do
+			n = read(errfd, &msg, sizeof msg);
+		while (n < 0 && errno == EINTR);
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			return 0;
+		if ((size_t)n < sizeof msg || msg.stage != SPAWN_MSG_BASELINE)
+			break;
+		/* Before any failure (the init's, once the program is at
+		 * its execve): keep it, and read on. */
+		memcpy(base, msg.what, sizeof *base);
+		base->known = base->known != 0;
+	}
 	memset(o, 0, sizeof *o);
 	o->kind = OUTCOME_FAILED;
 	if ((size_t)n < sizeof msg || msg.stage < STAGE_SETUP || msg.stage > STAGE_EXEC) {

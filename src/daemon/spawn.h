@@ -57,6 +57,7 @@ struct spawn_config {
 	 * when the kernel cannot clone into it. The child joins the others
 	 * (v1 hierarchies) itself, before anything else. */
 	int cgroup_fd;
+	int cpu_in_v2; /* the CPU figure is cgroup_fd's (the set-up baseline) */
 	int cgroup_procs_fd;
 	const char *cgroup_path;
 	const int *join_fds;
@@ -68,9 +69,9 @@ struct spawn_config {
 	const struct identity *identity;
 	const struct sysfilter *filter; /* NULL: no system call filter */
 	int filter_sock; /* the child's end of the socket for the filter's listener */
-	/* Make the program's process group the foreground group of the
-	 * terminal on descriptor 0 (proctord checked that it is one, and that
-	 * proctord's group holds it now). */
+	/* 0, or the descriptor + 1 of the terminal whose foreground group
+	 * the program's process group becomes (proctord checked that it is
+	 * one, and that proctord's group holds it now). */
 	int tty_foreground;
 	/* The box (box.c), or NULL: its init builds the root before it starts
 	 * the program, after opening the program's stdio on the host's paths.
@@ -195,10 +196,21 @@ int spawn_unshare_refused(int box, int net, int ipc, char *err, size_t errlen);
  * out->pidns_err). */
 int spawn_start(const struct spawn_plan *p, struct spawn_child *out);
 
+/* The CPU time the set-up took before the program's execve, which the
+ * figures leave out (measure.h): the init's and the program's own clocks,
+ * read by the init while the program waits at its execve. cg_ns is what of
+ * it the sandbox's cgroup counted (the init's time after it joined, the
+ * program's all); all_ns the whole (what the rusage and /proc count). */
+struct spawn_baseline {
+	int known; /* 0: none came (no init, or the set-up failed) */
+	uint64_t cg_ns, all_ns;
+};
+
 /* Read the child's set-up report: 1 if it failed (o filled in as a
  * "failed STAGE" outcome), 0 if it reached execve (EOF), -1 if nothing is
- * there yet. */
-int spawn_read_failure(int errfd, struct outcome *o);
+ * there yet. The init's baseline, which comes first on the same pipe, is
+ * stored in *base when read. */
+int spawn_read_failure(int errfd, struct outcome *o, struct spawn_baseline *base);
 
 /* Read the init's report of the program's end: 1 if there, 0 if the init
  * ended without one (EOF), -1 if nothing is there yet. */

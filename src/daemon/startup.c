@@ -192,20 +192,27 @@ int startup_tty_handover(const struct options *o, const struct identity *iso)
 {
 	/* In a session of its own the program has no controlling terminal:
 	 * it reads the terminal without job control, in any group. */
-	return o->tty_foreground && !o->daemonize && !iso->new_session && isatty(0) &&
-	       tcgetpgrp(0) == getpgrp();
+	if (!o->tty_foreground || o->daemonize || iso->new_session)
+		return 0;
+	/* Standard input redirected, the output still the terminal: left in
+	 * a background group, the program would be stopped by SIGTTOU at its
+	 * first write (stty tostop) or change of the terminal's modes. */
+	for (int fd = 0; fd < 3; fd++)
+		if (isatty(fd) && tcgetpgrp(fd) == getpgrp())
+			return fd + 1;
+	return 0;
 }
 
 /* The terminal back to proctord's group once the program's is gone (from
  * the background, hence SIGTTOU blocked). */
-void startup_tty_take_back(void)
+void startup_tty_take_back(int fd)
 {
 	sigset_t ttou, old;
 
 	sigemptyset(&ttou);
 	sigaddset(&ttou, SIGTTOU);
 	sigprocmask(SIG_BLOCK, &ttou, &old);
-	if (tcsetpgrp(0, getpgrp()) < 0)
+	if (tcsetpgrp(fd, getpgrp()) < 0)
 		log_warn("cannot take the terminal back (tcsetpgrp)");
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }

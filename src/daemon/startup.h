@@ -26,11 +26,13 @@ int startup_daemonize(struct options *o, char **env, void (*disown)(void));
 int startup_supervisor(void);
 /* Started by systemd (Type=notify): send it state. */
 void startup_notify(const char *state);
-/* --tty-foreground: whether to hand the terminal on descriptor 0 to the
- * program. */
+/* --tty-foreground: whether to hand the terminal to the program: 0 if not,
+ * else the descriptor (0, 1 or 2: the first that is the terminal whose
+ * foreground is proctord's group) + 1. */
 int startup_tty_handover(const struct options *o, const struct identity *iso);
-/* The terminal back to proctord's group once the program's is gone. */
-void startup_tty_take_back(void);
+/* The terminal on descriptor fd back to proctord's group once the
+ * program's is gone. */
+void startup_tty_take_back(int fd);
 /* --tty-foreground, once the program has started: proctord joins the
  * program's process group, the terminal's foreground, so that the
  * terminal's ^C reaches proctord too (job control's stops are ignored).

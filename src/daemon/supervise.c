@@ -150,6 +150,35 @@ static void supervise_end(struct supervisor *s)
 	supervise_end_announce(s);
 }
 
+/* Neither a cgroup nor /proc (not proctord's own: procwalk_is_own) can
+ * list the tree: its process group does, and proctord's children (in a PID
+ * namespace the init's death has taken all of it). Sharing that group (the
+ * terminal's, --tty-foreground), proctord first goes back to its own, or
+ * the group's SIGKILL would be its own; a ^C no longer matters once the
+ * tree is being killed. Left in it, only its child is killed (which is all
+ * of it in a PID namespace), and the sweep ends once it has none. */
+static ssize_t supervise_kill_group(struct supervisor *s)
+{
+	siginfo_t si;
+
+	if (s->shares_group) {
+		pid_t home = s->home_group == getpid() ? 0 : s->home_group;
+
+		if (setpgid(0, home) < 0 && setpgid(0, 0) < 0) {
+			/* Checked below. */
+		}
+		s->shares_group = getpgrp() == s->child.pid;
+	}
+	if (!s->shares_group)
+		return tree_signal_group(s->child.pid, SIGKILL);
+	if (!s->main_reaped)
+		kill(s->child.pid, SIGKILL);
+	memset(&si, 0, sizeof si);
+	if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT | __WALL) < 0)
+		return errno == ECHILD ? 0 : -1;
+	return 1;
+}
+
 /* Kill the whole tree: through the cgroup where one holds it all, and also
  * every descendant found through /proc: a program running as root may move
  * a child out of the sandbox's cgroup, but not out from under proctord, its
@@ -165,11 +194,8 @@ static ssize_t supervise_kill_tree(struct supervisor *s)
 	/* Zombies are out of the cgroup but still in the walk until SIGCHLD
 	 * reaps them. */
 	walked = tree_signal_all(getpid(), SIGKILL);
-	/* Neither a cgroup nor /proc (not proctord's own: procwalk_is_own)
-	 * can list the tree: its process group, and proctord's children. In
-	 * a PID namespace the init's death has taken all of it. */
-	if (left < 0 && walked < 0 && !s->shares_group)
-		return tree_signal_group(s->child.pid, SIGKILL);
+	if (left < 0 && walked < 0)
+		return supervise_kill_group(s);
 	if (left > 0 || walked > 0)
 		return left > walked ? left : walked;
 	return left < 0 ? walked : 0;
@@ -281,7 +307,9 @@ static void supervise_check_exec(struct supervisor *s)
 	if (s->exec_checked)
 		return;
 	/* s->failure is only written when a failure was read. */
-	r = spawn_read_failure(s->child.errfd, &s->failure);
+	r = spawn_read_failure(s->child.errfd, &s->failure, &s->setup);
+	if (s->setup.known >= 0 && s->measure.setup_pending)
+		measure_setup_known(&s->measure, s->setup.known, s->setup.cg_ns, s->setup.all_ns);
 	if (r < 0)
 		return;
 	if (r == 1)
@@ -391,7 +419,9 @@ static void supervise_cpu_check(struct supervisor *s)
 		return;
 	/* Only the CPU figure: the cgroup's where there is one, without the
 	 * /proc walk over every thread, which is proctord's largest cost. */
-	if (cgroup_cpu(s->cg, &cpu, NULL, NULL) < 0)
+	if (cgroup_cpu(s->cg, &cpu, NULL, NULL) == 0)
+		cpu = measure_program_us(&s->measure, cpu, 1, 0);
+	else
 		measure_sample(&s->measure, &cpu, &rss);
 	if (cpu >= s->limits.cpu_time_us) {
 		supervise_kill(s, KILL_CPU_TIME);
@@ -834,6 +864,8 @@ static void supervise_signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 
 	log_warnx("received SIG%s: ending the program", sigabbrev_np(w->signum));
 	s->signo = w->signum;
+	if (!s->interrupt_signo)
+		s->interrupt_signo = w->signum;
 	supervise_dispatch(s, SV_EV_SIGNAL);
 }
 
@@ -972,8 +1004,13 @@ int supervise_init(struct supervisor *s, struct ev_loop *loop, const struct limi
 	s->end_fd = s->eof_fd = -1;
 	s->ncpus = supervise_ncpus();
 	measure_init(&s->measure, getpid(), cg);
-	if (child->statusfd >= 0)
+	s->setup.known = 0;
+	if (child->statusfd >= 0) {
 		s->measure.init_pid = child->pid;
+		/* The init says what the set-up took, on the set-up pipe. */
+		s->measure.setup_pending = 1;
+		s->setup.known = -1;
+	}
 
 	ev_signal_init(&s->sigchld, supervise_sigchld_cb, SIGCHLD);
 	for (int i = 0; i < SUPERVISE_N_END_SIGNALS; i++) {

@@ -94,12 +94,14 @@ struct supervisor {
 	int exec_checked;          /* the set-up pipe said EOF or failure */
 	int exec_failed;
 	struct outcome failure;
+	struct spawn_baseline setup; /* the init's, on the set-up pipe (known -1: not yet) */
 	int main_reaped;           /* proctord's child (the init in a PID namespace) */
 	int program_ended;         /* main_wstatus and main_ru are known (the init's report) */
 	int main_wstatus;
 	enum kill_reason kill_reason;
 	struct outcome outcome;
 	int interrupted;           /* a signal to proctord ends it */
+	int interrupt_signo;       /* the first such signal (the report's interrupt_signal) */
 	int exit_code;
 	unsigned ncpus;
 	uint64_t start_us, end_us;
@@ -134,6 +136,7 @@ struct supervisor {
 	int end_fd;                /* --end-fd: written and closed at the end; -1 */
 	int eof_fd;                /* --end-on-eof: the caller's pipe or socket; -1 */
 	int shares_group;          /* proctord is in the program's process group (the terminal's) */
+	pid_t home_group;          /* with shares_group: proctord's own group, to go back to */
 	ev_io eof_io;
 };
 

@@ -139,8 +139,79 @@ else
 		$'^alive after one: True\n' "$screen" || diag "$screen"
 	elapsed=$(sed -n 's/^elapsed_us: //p' "$T/pty.out")
 	check_range "...a second ^C ends the 20 s grace: the run ends" 0 15000000 "${elapsed:-x}"
-	check_re "...the program killed terminate" $'\nproctor: killed terminate: ' "$screen"
-	check_re "...run exits 137" $'\nrc: 137\n' "$screen"
+	check_re "...the program killed terminate, interrupted by the terminal's SIGINT" \
+		$'\nproctor: killed terminate: [^\n]*; interrupted by SIGINT' "$screen"
+	check_re "...run exits 130 (128 + SIGINT), as a shell's job that ^C ended" $'\nrc: 130\n' "$screen"
+fi
+
+# --- kill -INT to proctor run at a terminal, where the program holds it -------
+# The same as a ^C: to the program's group, which proctord shares (it
+# passes no SIGINT on there, taking it for the terminal's).
+if vg_on; then
+	skip "at a terminal, kill -INT to proctor run reaches the program" "under valgrind (its init takes SIGINT)"
+elif ! command -v script >/dev/null; then
+	skip "at a terminal, kill -INT to proctor run reaches the program" "no script(1)"
+else
+	timeout -s KILL 60 script -qec "$PROCTOR run --grace 20s -- $PROGS/ignsig $T/int.ready $T/int.save" \
+		/dev/null </dev/null >"$T/int.screen" 2>&1 &
+	script_pid=$!
+	wait_for "$T_OP" test -e "$T/int.ready"
+	run_pid=$(pgrep -f "^$PROCTOR run --grace 20s -- $PROGS/ignsig $T/int.ready")
+	kill -s INT $run_pid
+	wait "$script_pid"
+	int_rc=$?
+	check_eq "at a terminal, kill -INT to proctor run reaches the program" INT "$(cat "$T/int.save" 2>&1)"
+	check_re "...which exits 3: the verdict, interrupted by SIGINT" \
+		$'(^|\n)proctor: exited 3; [^\n]*; interrupted by SIGINT' "$(tr -d '\r' <"$T/int.screen")"
+	check_eq "...run exits 3" 3 "$int_rc"
+fi
+
+# --- at a terminal, standard input redirected --------------------------------
+# proctor run ... < file at a shell: the output is still the terminal, and
+# with stty tostop a write from a background group stops the writer
+# (SIGTTOU). The program gets the foreground through descriptor 1.
+if ! command -v script >/dev/null; then
+	skip "at a terminal, stdin redirected, stty tostop: the program writes" "no script(1)"
+else
+	screen=$(timeout -s KILL 20 script -qec "stty tostop; $PROCTOR run --wall-time 10s -- echo written </dev/null" \
+		/dev/null </dev/null 2>&1 | tr -d '\r')
+	check_re "at a terminal, stdin redirected, stty tostop: the program writes, and exits 0" \
+		$'^written\nproctor: exited 0; ' "$screen" || diag "$screen"
+fi
+
+# --- at a terminal, where neither a cgroup nor /proc can list the tree --------
+# proctord shares the program's process group (the terminal's foreground).
+# Without a cgroup and with a /proc that is not its own (a tmpfs over it),
+# only that group names the tree, and the group's SIGKILL would be
+# proctord's own: it used to sweep for ever, even after the program's end.
+# script(1) gives the run its terminal (cheaper than python3 here).
+cat >"$T/blind.sh" <<'SH'
+#!/bin/sh
+# proctor run ARGS with a tmpfs over /proc, in a mount namespace of its own.
+exec unshare --mount sh -c 'mount -t tmpfs none /proc && exec "$@"' sh "$PROCTOR" run --cgroup none "$@"
+SH
+chmod 0755 "$T/blind.sh"
+# tty_blind ARGS...: proctor run ARGS at a terminal, /proc masked; prints
+# the screen, then "rc: N" (script -e: the run's exit code).
+tty_blind() {
+	timeout -s KILL 20 script -qec "$T/blind.sh $*" /dev/null </dev/null 2>&1 | tr -d '\r'
+	echo "rc: ${PIPESTATUS[0]}"
+}
+blind="at a terminal, with neither a cgroup nor /proc"
+if [ "$(id -u)" != 0 ] || ! unshare --mount true 2>/dev/null || ! command -v script >/dev/null; then
+	skip "$blind: the run ends" "needs root (unshare --mount) and script(1)"
+	skip "$blind: a limit kills the tree" "needs root (unshare --mount) and script(1)"
+elif vg_on || san_on; then
+	# Both read /proc/self (valgrind to start, the sanitizers' options).
+	skip "$blind: the run ends" "valgrind and the sanitizers need /proc"
+	skip "$blind: a limit kills the tree" "valgrind and the sanitizers need /proc"
+else
+	screen=$(tty_blind -- sleep 0.2)
+	check_re "$blind: the run ends, with the program's verdict" \
+		$'^proctor: exited 0; .*\nrc: 0$' "$screen" || diag "$screen"
+	screen=$(tty_blind --wall-time 300ms -- sleep 30)
+	check_re "$blind: a limit kills the tree, and the run ends" \
+		$'^proctor: killed wall-time: .*\nrc: 124$' "$screen" || diag "$screen"
 fi
 
 vg_check

@@ -215,6 +215,46 @@ static void init_memory(void **state)
 	measure_free(&m);
 }
 
+/* The set-up's CPU time before the program's execve is left out: nothing
+ * counts until the init has said what it was (the program has not started),
+ * then everything but it; the report's split loses it from the system time
+ * first. */
+static void setup_left_out(void **state)
+{
+	struct measure m;
+	uint64_t cpu, rss, tick, user = 10, sys = 3;
+
+	(void)state;
+	procfix_proc(KID0, 'S', MAIN, 1, 30, 1000, 10, "");
+	procfix_proc(THREAD_KID, 'S', MAIN, 1, 4, 2000, 7, "");
+	measure_init_at(&m, ROOT, NULL, procfix_dir);
+	tick = m.tick_ns;
+	m.setup_pending = 1;
+	measure_sample(&m, &cpu, &rss);
+	assert_int_equal(cpu, 0);
+	/* Never said (a set-up that failed): the end counts it all. */
+	assert_int_equal(measure_program_us(&m, 1234, 0, 1), 1234);
+	measure_setup_known(&m, 1, 7000, 4 * tick);
+	assert_int_equal(m.setup_pending, 0);
+	measure_sample(&m, &cpu, &rss);
+	assert_int_equal(cpu, 30 * tick / 1000);
+	/* The cgroup's figure loses what the cgroup counted of it. */
+	assert_int_equal(measure_program_us(&m, 10, 1, 0), 3);
+	assert_int_equal(measure_program_us(&m, 5, 1, 0), 0);
+	/* 7 us: 3 from the system time, 4 from the user time. */
+	measure_program_split(&m, &user, &sys, 1);
+	assert_int_equal(user, 6);
+	assert_int_equal(sys, 0);
+	user = 10, sys = 8;
+	measure_program_split(&m, &user, &sys, 1);
+	assert_int_equal(user, 10);
+	assert_int_equal(sys, 1);
+	/* None came: nothing left out. */
+	measure_setup_known(&m, 0, 7000, 4 * tick);
+	assert_int_equal(measure_program_us(&m, 10, 1, 0), 10);
+	measure_free(&m);
+}
+
 /* Without children files, the measure still finds the tree. */
 static void without_children_files(void **state)
 {
@@ -243,6 +283,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(pid_reuse, make_fixture, procfix_remove),
 	    cmocka_unit_test_setup_teardown(without_children_files, make_fixture, procfix_remove),
 	    cmocka_unit_test_setup_teardown(init_memory, make_fixture, procfix_remove),
+	    cmocka_unit_test_setup_teardown(setup_left_out, make_fixture, procfix_remove),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
