@@ -110,20 +110,40 @@ static void cg_discover(struct cgroup *cg)
 /* ------------------------------------------------------------------------ */
 /* Cgroups left by a proctord that died */
 
-/* Whether the pid in a sandbox cgroup's name (proctor-PID or proctor-PID.N)
- * is a live process: its creator, or (pid reuse) another that keeps it for
- * a later start to take. */
-static int cg_creator_alive(const char *name)
+/* The creator's pid in a sandbox cgroup's name, proctor-PID or
+ * proctor-PID.N; 0 for any other name (proctor run's leaf, a cgroup
+ * someone else named so), which is not ours to judge. */
+static pid_t cg_name_pid(const char *name)
 {
 	const char *p = name + strlen(CG_PREFIX);
 	char *end;
 	long pid;
 
+	if (strncmp(name, CG_PREFIX, strlen(CG_PREFIX)) != 0 || *p < '1' || *p > '9')
+		return 0;
 	errno = 0;
 	pid = strtol(p, &end, 10);
-	if (errno || end == p || pid <= 0 || pid > INT32_MAX || (*end && *end != '.'))
+	if (errno || pid > INT32_MAX)
 		return 0;
-	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+	if (*end == '.') {
+		const char *q = end + 1;
+
+		if (*q < '0' || *q > '9')
+			return 0;
+		while (*q >= '0' && *q <= '9')
+			q++;
+		end = (char *)q;
+	}
+	return *end ? 0 : (pid_t)pid;
+}
+
+/* Whether the creator of a sandbox cgroup (cg_name_pid) is a live process:
+ * it, or (pid reuse) another that keeps it for a later start to take. */
+static int cg_creator_alive(const char *name)
+{
+	pid_t pid = cg_name_pid(name);
+
+	return pid <= 0 || kill(pid, 0) == 0 || errno == EPERM;
 }
 
 /* How many of the cgroups named like ours one start looks at (CG_STALE_LOOK)
@@ -147,8 +167,7 @@ static size_t cg_sample_ours(DIR *d, char (*pick)[64])
 	while ((de = readdir(d))) {
 		size_t slot;
 
-		if (de->d_type != DT_DIR ||
-		    strncmp(de->d_name, CG_PREFIX, strlen(CG_PREFIX)) != 0 ||
+		if (de->d_type != DT_DIR || cg_name_pid(de->d_name) == 0 ||
 		    strlen(de->d_name) >= sizeof pick[0])
 			continue;
 		seen++;

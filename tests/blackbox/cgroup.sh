@@ -206,6 +206,16 @@ if [ -n "${PROCTOR_TEST_SCOPE:-}" ]; then
 	lock_free "$T/killed.lock" >/dev/null
 	for d in $stale; do wait_for "$T_OP" rmdir "$d"; done
 else
+	# Beside them, cgroups named like proctord's but not of a sandbox
+	# (proctor run's leaf, someone's proctor-x), each holding a process.
+	sleep 100 &
+	other=$!
+	others=""
+	for d in $stale; do
+		for n in proctor-run proctor-1x; do
+			mkdir "${d%/*}/$n" && echo "$other" >"${d%/*}/$n/cgroup.procs" && others="$others ${d%/*}/$n"
+		done
+	done
 	sb2="$T/after"
 	pd_start --dir "$sb2" -- sleep 100
 	check_re "the next proctord says it removed the stale cgroup" "removed .*proctor-[0-9.]*, left by a proctord that died" "$(cat "$PD_ERR")"
@@ -213,6 +223,14 @@ else
 	for d in $stale; do [ -e "$d" ] && left=1 && diag "left: $d"; done
 	check_eq "...the stale cgroups are gone" 0 "$left"
 	check "...and so are the processes that were in them" lock_free "$T/killed.lock"
+	kept=0
+	for d in $others; do [ -d "$d" ] && kept=$((kept + 1)); done
+	check_eq "...but not a cgroup named proctor-run or proctor-1x beside them, nor its process" \
+		"$(wc -w <<<"$others") alive" "$kept $(kill -0 "$other" 2>/dev/null && echo alive)" ||
+		diag "$(cat "$PD_ERR")"
+	kill "$other"
+	wait "$other" 2>/dev/null
+	for d in $others; do wait_for "$T_OP" rmdir "$d"; done
 	wait0 "$sb2"
 fi
 rm -rf "$sb"
