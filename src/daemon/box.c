@@ -899,6 +899,39 @@ static int box_child_proc_ro(const struct box_own *own, const struct box_step *p
 	return 0;
 }
 
+/* A bind of a tree holding mounts the box cannot take apart: in a user
+ * namespace (a container's), mounts inherited from the parent namespace
+ * are locked together, and binding one without those below it, which may
+ * cover what the container is not to see (Podman's and Docker's
+ * /etc/hosts, /etc/hostname, /etc/resolv.conf), is EINVAL. Bound with them
+ * then, and each of them gets the bind's read-only, nosuid and nodev at
+ * once (the remount after every mount reaches only the top one). */
+static int box_child_bind_rec(const struct box_own *own, const struct box_step *s,
+			      const char *path)
+{
+	struct mount_attr attr = {0};
+	int fd, r, saved;
+
+	if (mount(s->data, path, "none", MS_BIND | MS_REC, NULL) < 0)
+		return -1;
+	attr.attr_set = (s->ro ? MOUNT_ATTR_RDONLY : 0) |
+			(s->nosuid_nodev ? MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV : 0) |
+			(s->nosuid ? MOUNT_ATTR_NOSUID : 0);
+	if (attr.attr_set == 0)
+		return 0;
+	/* The new mount's root, by the staged path (the mount point's
+	 * descriptor is below it). */
+	fd = box_child_open(own, s->staged, 0);
+	r = fd < 0 ? -1 : mount_setattr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr);
+	saved = errno;
+	if (fd >= 0)
+		close(fd);
+	if (r < 0)
+		umount2(path, MNT_DETACH);
+	errno = saved;
+	return r;
+}
+
 static int box_child_make(struct box_own *own, const struct box_step *s, int dir, const char *name)
 {
 	char path[32];
@@ -925,9 +958,11 @@ static int box_child_make(struct box_own *own, const struct box_step *s, int dir
 	if (fd < 0)
 		return -1;
 	box_fd_path(path, fd);
-	if (s->kind == BOX_BIND)
+	if (s->kind == BOX_BIND) {
 		r = mount(s->data, path, "none", MS_BIND, NULL);
-	else if (s->kind == BOX_TMPFS)
+		if (r < 0 && errno == EINVAL && s->is_dir)
+			r = box_child_bind_rec(own, s, path);
+	} else if (s->kind == BOX_TMPFS)
 		r = mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, s->data);
 	else
 		r = mount("proc", path, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);

@@ -71,6 +71,19 @@ bx_run "$T/tmp/o.hostname" -- hostname
 check_eq "[under a runtime's profile] a refused sethostname does not fail the box: it keeps the host's name" \
 	"$(hostname)" "$(cat "$T/tmp/o.hostname")" || ans_diag
 
+# A container's /etc holds the runtime's binds (hosts, hostname,
+# resolv.conf), locked with it in the container's user namespace: binding
+# /etc alone would uncover what they cover (EINVAL). --ro-bind /etc takes
+# them with it, each read-only too.
+echo "locked-name" >"$T/hostname"
+chmod 0644 "$T/hostname"
+as locked unshare --mount --propagation private sh -c "'mount --bind $T/hostname /etc/hostname && exec unshare --user --map-root-user --mount \"\$0\" \"\$@\"'"
+bx_new
+bx_run "$T/tmp/o.locked" --ro-bind /etc -- sh -c 'cat /etc/hostname
+	if (echo x >>/etc/hostname) 2>/dev/null; then echo written; else echo refused; fi'
+check_eq "[uid 0 of a user namespace, /etc holding a locked bind] --ro-bind /etc binds it with its mounts, each read-only" \
+	"locked-name;refused;" "$(tr '\n' ';' <"$T/tmp/o.locked" 2>&1)" || { ans_diag; diag "$(cat "$PD_ERR")"; }
+
 # No capability at all: no user namespace can map uid 0 (to itself takes
 # CAP_SETFCAP, to nobody CAP_SETUID): refused, saying what to grant.
 as nocaps setpriv --inh-caps=-all --bounding-set=-all
