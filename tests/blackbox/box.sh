@@ -167,12 +167,18 @@ if [ "$rootless" = 0 ]; then
 		"^failed stdin: $T/tmp/locked/rw/in: Permission denied" "$ANS_STATUS" || ans_diag
 fi
 # A device node in a bind: refused (nodev) but with --dev-bind (isolate's :dev).
-mkdir "$T/tmp/devs" && mknod -m 0666 "$T/tmp/devs/null" c 1 3
-for o in --ro-bind --dev-bind; do
-	bx_run "$T/tmp/o$o" "$o" "$T/tmp/devs:/d" -- sh -c 'echo x 2>/dev/null >/d/null && echo written || echo refused'
-done
-check_eq "[$who] a device node in a --ro-bind cannot be opened, in a --dev-bind it can" \
-	"refused;written" "$(cat "$T/tmp/o--ro-bind");$(cat "$T/tmp/o--dev-bind")" || ans_diag
+mkdir "$T/tmp/devs"
+if ! mknod -m 0666 "$T/tmp/devs/null" c 1 3 2>/dev/null; then
+	# A user namespace's root (a container's) makes no device node.
+	skip "[$who] a device node in a --ro-bind cannot be opened, in a --dev-bind it can" \
+		"mknod refused here"
+else
+	for o in --ro-bind --dev-bind; do
+		bx_run "$T/tmp/o$o" "$o" "$T/tmp/devs:/d" -- sh -c 'echo x 2>/dev/null >/d/null && echo written || echo refused'
+	done
+	check_eq "[$who] a device node in a --ro-bind cannot be opened, in a --dev-bind it can" \
+		"refused;written" "$(cat "$T/tmp/o--ro-bind");$(cat "$T/tmp/o--dev-bind")" || ans_diag
+fi
 bx_run "$T/tmp/o.omit" --box-omit /proc --box-omit /dev/shm --box-omit /etc/passwd -- sh -c \
 	'for p in /proc /dev/shm /etc/passwd /etc/group /dev/null; do [ -e $p ] && echo $p; done'
 check_eq "[$who] --box-omit /proc, /dev/shm, /etc/passwd: those are not in the box, the rest is" \
