@@ -22,6 +22,7 @@
 #include "optexact.h"
 #include "proctor.h"
 #include "proto.h"
+#include "runcg.h"
 #include "runjson.h"
 #include "util.h"
 #include "version.h"
@@ -637,6 +638,7 @@ static int run_start(struct run *run, int argc, char **argv, int first)
 {
 	char exe[4096], end_arg[16];
 	pid_t parent = getpid();
+	struct runcg cg;
 	char **args;
 	int end[2];
 
@@ -653,9 +655,13 @@ static int run_start(struct run *run, int argc, char **argv, int first)
 	run_args(run, args, argc, argv, first, exe, sizeof exe, end_arg);
 	run_tty = run->tty;
 	run_signals();
+	/* Alone in a v2 cgroup (a container's first process): we step into a
+	 * leaf, proctord goes back, alone, and may hand out controllers. */
+	runcg_leave(&cg);
 	run->pid = fork();
 	if (run->pid < 0) {
 		run_error(run, "start", "fork: %s", strerror(errno));
+		runcg_close(&cg);
 		free(args);
 		close(end[0]);
 		close(end[1]);
@@ -670,6 +676,9 @@ static int run_start(struct run *run, int argc, char **argv, int first)
 			_exit(RUN_INTERNAL);
 		if (!run->tty && setpgid(0, 0) < 0)
 			_exit(RUN_INTERNAL);
+		/* Where it cannot go back, proctord says which limits that
+		 * costs (not_enforced). */
+		(void)runcg_child_return(&cg);
 		signal(SIGQUIT, SIG_DFL);
 		/* proctord's end of the pipe is the only one left open, and
 		 * the memfd for its report. */
@@ -680,6 +689,7 @@ static int run_start(struct run *run, int argc, char **argv, int first)
 		fprintf(stderr, "proctor: cannot run %s: %s\n", args[0], strerror(errno));
 		_exit(RUN_INTERNAL);
 	}
+	runcg_close(&cg);
 	free(args);
 	close(end[1]);
 	run->end_fd = end[0];

@@ -173,6 +173,21 @@ check_eq "...nothing reported as not enforced" "[]" \
 check "...the entry moved itself into init, and proctor run's proctord went to a cgroup of its own" \
 	test -d "$C/init" -a -n "$(find "$C" -mindepth 1 -maxdepth 1 -name 'proctord.*')"
 
+# proctor run as the container's first process, with nothing before it
+# (no entry, no wrapper): it steps into a leaf of its own, its proctord
+# starts back in the container's cgroup, alone, and hands the sandbox the
+# controllers; beside proctor run it would have had none.
+new_ctr
+out=$(in_container 60 'export TMPDIR=$W
+	exec "$0" run --json "$W/first.json" --wall-time 20s --memory-max 64MiB \
+		--pids 16 -- "$PROGS/hold" 100 "$W/first.ready" "$W/nogo"' "$PROCTOR" 2>&1)
+check_eq "proctor run as the container's first process: --memory-max 64MiB on 100 MiB is killed memory" \
+	"killed memory" "$("$PROGS/jsonget" "$W/first.json" status.head 2>/dev/null)" || diag "$out"
+check_eq "...nothing reported as not enforced" "[]" \
+	"$("$PROGS/jsonget" "$W/first.json" not_enforced 2>/dev/null | tr -d ' \n')"
+check "...proctor run stepped into its leaf, and proctord into its own" \
+	test -d "$C/proctor-run" -a -d "$C/proctord"
+
 # --- 1. proctord as the container's only process ----------------------------------
 # --check first: it names the delegated cgroup and what it would do.
 new_ctr
