@@ -148,10 +148,13 @@ check_eq "[$who] --bind SRC:DST is read-write, and what is written there is on t
 # A bind wins over what the box put at its path or below (isolate's
 # --dir=/etc=/etc, CMS's compilations; -d /etc:noexec, judge0's runs): the
 # host's whole /etc, its ld.so.cache and passwd, not the box's.
-bx_run "$T/tmp/o.etc" --ro-bind /etc --ro-bind /etc/alternatives -- sh -c \
-	'cat /etc/hostname; grep -c "" /etc/passwd; test -e /etc/ld.so.cache && echo cache'
-check_eq "[$who] --ro-bind /etc (with /etc/alternatives in it too) replaces the box's /etc" \
-	"$(cat /etc/hostname);$(grep -c "" /etc/passwd);cache;" "$(tr '\n' ';' <"$T/tmp/o.etc")" ||
+# What /etc has differs (the VM's has no hostname nor alternatives): the
+# same look on the host is the expected output.
+etc_look='cat /etc/hostname 2>/dev/null; grep -c "" /etc/passwd; test -e /etc/ld.so.cache && echo cache'
+etc_sub=$(find /etc -mindepth 1 -maxdepth 1 -type d -readable 2>/dev/null | sort | head -n 1)
+bx_run "$T/tmp/o.etc" --ro-bind /etc ${etc_sub:+--ro-bind "$etc_sub"} -- sh -c "$etc_look"
+check_eq "[$who] --ro-bind /etc (with ${etc_sub:-no directory of it} bound in it too) replaces the box's /etc" \
+	"$(sh -c "$etc_look" | tr '\n' ';')" "$(tr '\n' ';' <"$T/tmp/o.etc")" ||
 	{ ans_diag; diag "$(cat "$T/tmp/o.etc.err")"; }
 # A redirect in a bind is opened from the bind's source down, as the
 # program would open it in the box: the host's directories above it need
