@@ -568,32 +568,6 @@ int box_reaches_fd(const struct box *b, int dirfd)
 	return reached;
 }
 
-int box_reaches(const struct box *b, const char *path)
-{
-	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-			       .resolve = RESOLVE_NO_SYMLINKS};
-	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
-	int fd, reached;
-
-	if (!b->active) {
-		free(dir);
-		return 0;
-	}
-	if (slash)
-		slash[slash == dir] = '\0';
-	fd = (int)syscall(SYS_openat2, AT_FDCWD, slash ? dir : ".", &how, sizeof how);
-	/* Without openat2 (valgrind), the walk that follows links: a path with
-	 * one fails the init's own open anyway. */
-	if (fd < 0 && errno == ENOSYS)
-		fd = open(slash ? dir : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	free(dir);
-	if (fd < 0)
-		return 0;
-	reached = box_reaches_fd(b, fd);
-	close(fd);
-	return reached;
-}
-
 /* Whether p is absolute with only plain names: no ".", "..", empty name
  * nor trailing "/" (what the string alone says where it leads). */
 static int box_path_plain(const char *p)
@@ -607,6 +581,74 @@ static int box_path_plain(const char *p)
 			return 0;
 	}
 	return 1;
+}
+
+/* The directory bind (DIR among them) whose source holds the host path
+ * path, the deepest, by the name the caller gave it or where it is; *rest
+ * is the path below its source ("." for the source itself). NULL when
+ * none does, or path is not absolute with plain names only. */
+static const struct box_step *box_base_step(const struct box *b, const char *path,
+					    const char **rest)
+{
+	const struct box_step *best = NULL;
+	size_t best_len = 0;
+
+	if (!box_path_plain(path))
+		return NULL;
+	for (size_t i = 0; i < b->n_steps; i++) {
+		const struct box_step *s = &b->steps[i];
+		const char *tops[2] = {s->src, s->real};
+
+		for (size_t j = 0; s->kind == BOX_BIND && s->is_dir && s->src_fd >= 0 && j < 2; j++) {
+			if (tops[j] && box_path_under(path, tops[j]) && strlen(tops[j]) > best_len) {
+				best = s;
+				best_len = strlen(tops[j]);
+			}
+		}
+	}
+	if (!best)
+		return NULL;
+	for (*rest = path + best_len; **rest == '/'; (*rest)++)
+		;
+	if (!**rest)
+		*rest = ".";
+	return best;
+}
+
+int box_reaches(const struct box *b, const char *path)
+{
+	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+			       .resolve = RESOLVE_NO_SYMLINKS};
+	const char *rest = path;
+	const struct box_step *base = b->active ? box_base_step(b, path, &rest) : NULL;
+	char *dir, *slash;
+	int fd, from = base ? base->src_fd : AT_FDCWD, reached;
+
+	if (!b->active)
+		return 0;
+	/* The child opens it from that source down (box_child_base), by
+	 * whatever name the caller gave the source, links and all: DIR or a
+	 * read-write bind holds it whatever its directories become. */
+	if (base && !base->ro)
+		return 1;
+	dir = xstrdup(rest);
+	slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir] = '\0';
+	how.resolve |= base ? RESOLVE_BENEATH : 0;
+	fd = (int)syscall(SYS_openat2, from, slash ? dir : ".", &how, sizeof how);
+	/* Without openat2 (valgrind), the walk that follows links: a path with
+	 * one fails the init's own open anyway. */
+	if (fd < 0 && errno == ENOSYS)
+		fd = openat(from, slash ? dir : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	/* Cannot tell: as if it could, so that a FIFO there is opened only
+	 * where the program could not have put it. */
+	if (fd < 0)
+		return 1;
+	reached = box_reaches_fd(b, fd);
+	close(fd);
+	return reached;
 }
 
 int box_check_program(const struct box *b, const char *prog, char *err, size_t errlen)
@@ -656,29 +698,9 @@ int box_check_program(const struct box *b, const char *prog, char *err, size_t e
 
 int box_child_base(const struct box *b, const char *path, const char **rest)
 {
-	const struct box_step *best = NULL;
-	size_t best_len = 0;
+	const struct box_step *s = box_base_step(b, path, rest);
 
-	if (!box_path_plain(path))
-		return -1;
-	for (size_t i = 0; i < b->n_steps; i++) {
-		const struct box_step *s = &b->steps[i];
-		const char *tops[2] = {s->src, s->real};
-
-		for (size_t j = 0; s->kind == BOX_BIND && s->is_dir && s->src_fd >= 0 && j < 2; j++) {
-			if (tops[j] && box_path_under(path, tops[j]) && strlen(tops[j]) > best_len) {
-				best = s;
-				best_len = strlen(tops[j]);
-			}
-		}
-	}
-	if (!best)
-		return -1;
-	for (*rest = path + best_len; **rest == '/'; (*rest)++)
-		;
-	if (!**rest)
-		*rest = ".";
-	return best->src_fd;
+	return s ? s->src_fd : -1;
 }
 
 void box_free(struct box *b)

@@ -61,8 +61,9 @@ int box_check_program(const struct box *b, const char *prog, char *err, size_t e
 
 /* Whether path lies in what the program can write: DIR, or a read-write
  * bind's source, at any depth (a FIFO the program left there must not
- * block the set-up). 0 without a box, or where path cannot be reached
- * without a symbolic link (the open fails on its own). */
+ * block the set-up), its directory resolved as the child will open it
+ * (box_child_base). 0 without a box; 1 where its directory cannot be
+ * opened (cannot tell: as if it could). */
 int box_reaches(const struct box *b, const char *path);
 /* The same for the directory dirfd (any descriptor of it, kept open). */
 int box_reaches_fd(const struct box *b, int dirfd);

@@ -91,6 +91,20 @@ t1=$(now_us)
 check_re "[$who] --stdout, a FIFO left in DIR: failed stdout at once" \
 	"^failed stdout: $BOX/out.fifo: No such device or address" "$ANS_STATUS" || ans_diag
 check_range "...both within 15 s, not at the 20 s wall time (the set-up never waits on them)" 0 15000000 $((t1 - t0))
+# The same FIFO, DIR named through a link of root's: the stdio is opened
+# from DIR's source down by whatever name (box_child_base), so the look at
+# where the program could write goes the same way, not through the name.
+ln -s "$BOX" "$T/tmp/box.link"
+t0=$(now_us)
+pd_start --dir "$T/tmp/run.fifo5" --box "$T/tmp/box.link" --ro-bind "$PROGS:/progs" \
+	"${VG_BIND[@]}" "${USER_ARGS[@]}" --wall-time 20s --stdin "$T/tmp/box.link/in.fifo" -- cat
+pd_poll "$T/tmp/run.fifo5" 5
+wait0 "$T/tmp/run.fifo5"
+t1=$(now_us)
+check_re "[$who] --stdin, a FIFO left in DIR, DIR given through a link: failed stdin at once" \
+	"^failed stdin: $T/tmp/box.link/in.fifo: No such device or address" "$ANS_STATUS" || ans_diag
+check_range "...within 15 s, not at the 20 s wall time" 0 15000000 $((t1 - t0))
+rm -f "$T/tmp/box.link"
 # The judge's own FIFO, outside DIR, is waited on as ever.
 mkfifo "$T/tmp/judge.fifo"
 chmod 0666 "$T/tmp/judge.fifo"
