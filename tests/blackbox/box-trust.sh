@@ -146,6 +146,15 @@ if [ "$rootless" = 0 ]; then
 	bx_run "$T/tmp/o.jw2" --user nobody --wall-time 20s --bind "$T/tmp/jw:/fifo" --stdin "$T/tmp/jw/in" -- cat
 	check_re "[root] ...and root's in a directory its group may write to: failed stdin at once" \
 		"^failed stdin: $T/tmp/jw/in: No such device or address" "$ANS_STATUS" || ans_diag
+	# A second name of another judge's FIFO (root's, 0666), left while the
+	# directory was open to all: what nobody's ln makes where
+	# fs.protected_hardlinks is 0 (root makes it here, whatever the host's).
+	mkdir -m 0755 "$T/tmp/jo" "$T/tmp/jh"
+	mkfifo -m 0666 "$T/tmp/jo/chan"
+	ln "$T/tmp/jo/chan" "$T/tmp/jh/in"
+	bx_run "$T/tmp/o.jh" --user nobody --wall-time 20s --bind "$T/tmp/jh:/fifo" --stdin "$T/tmp/jh/in" -- cat
+	check_re "[root] ...and root's with a second name, another judge's FIFO: failed stdin at once" \
+		"^failed stdin: $T/tmp/jh/in: No such device or address" "$ANS_STATUS" || ans_diag
 else
 	skip "[nobody] the judge's FIFO in a --bind" "rootless, the program is the judge's user"
 fi
