@@ -615,6 +615,12 @@ static const struct box_step *box_base_step(const struct box *b, const char *pat
 	return best;
 }
 
+int box_fifo_judges(const struct stat *dir, const struct stat *fifo, uid_t uid)
+{
+	return S_ISFIFO(fifo->st_mode) && fifo->st_nlink == 1 && dir->st_uid != uid &&
+	       fifo->st_uid != uid && !(dir->st_mode & (S_IWGRP | S_IWOTH));
+}
+
 int box_reaches(const struct box *b, const char *path)
 {
 	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
