@@ -207,6 +207,21 @@ static int box_path_ok(const char *p)
 	return 0;
 }
 
+/* Whether p is absolute with only plain names: no ".", "..", empty name
+ * nor trailing "/" (what the string alone says where it leads). */
+static int box_path_plain(const char *p)
+{
+	if (p[0] != '/')
+		return 0;
+	for (const char *c = p; *c == '/'; c = c + strcspn(c + 1, "/") + 1) {
+		size_t len = strcspn(c + 1, "/");
+
+		if (len == 0 || (c[1] == '.' && (len == 1 || (len == 2 && c[2] == '.'))))
+			return 0;
+	}
+	return 1;
+}
+
 static size_t box_depth(const char *p)
 {
 	size_t d = 0;
@@ -268,10 +283,12 @@ static int box_omit(struct box *b, const struct config *c, char *err, size_t err
 	for (size_t i = 0; i < c->box_omit.n; i++) {
 		const char *p = c->box_omit.v[i];
 
-		if (box_path_ok(p) < 0 || box_path_under("/box", p)) {
+		/* Plain names only: "/proc/" or "/x/../proc" would match no
+		 * step and leave /proc there without a word. */
+		if (!box_path_plain(p) || box_path_under("/box", p)) {
 			snprintf(err, errlen,
-				 "--box-omit %s: an absolute path without .., not / nor /box (DIR "
-				 "stays)",
+				 "--box-omit %s: an absolute path of plain names (no ., .., // nor "
+				 "trailing /), not / nor /box (DIR stays)",
 				 p);
 			return -1;
 		}
@@ -566,21 +583,6 @@ int box_reaches_fd(const struct box *b, int dirfd)
 	if (fd >= 0)
 		close(fd);
 	return reached;
-}
-
-/* Whether p is absolute with only plain names: no ".", "..", empty name
- * nor trailing "/" (what the string alone says where it leads). */
-static int box_path_plain(const char *p)
-{
-	if (p[0] != '/')
-		return 0;
-	for (const char *c = p; *c == '/'; c = c + strcspn(c + 1, "/") + 1) {
-		size_t len = strcspn(c + 1, "/");
-
-		if (len == 0 || (c[1] == '.' && (len == 1 || (len == 2 && c[2] == '.'))))
-			return 0;
-	}
-	return 1;
 }
 
 /* The directory bind (DIR among them) whose source holds the host path
