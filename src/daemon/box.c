@@ -207,6 +207,21 @@ static int box_path_ok(const char *p)
 	return 0;
 }
 
+/* Whether p is absolute with only plain names: no ".", "..", empty name
+ * nor trailing "/" (what the string alone says where it leads). */
+static int box_path_plain(const char *p)
+{
+	if (p[0] != '/')
+		return 0;
+	for (const char *c = p; *c == '/'; c = c + strcspn(c + 1, "/") + 1) {
+		size_t len = strcspn(c + 1, "/");
+
+		if (len == 0 || (c[1] == '.' && (len == 1 || (len == 2 && c[2] == '.'))))
+			return 0;
+	}
+	return 1;
+}
+
 static size_t box_depth(const char *p)
 {
 	size_t d = 0;
@@ -268,10 +283,12 @@ static int box_omit(struct box *b, const struct config *c, char *err, size_t err
 	for (size_t i = 0; i < c->box_omit.n; i++) {
 		const char *p = c->box_omit.v[i];
 
-		if (box_path_ok(p) < 0 || box_path_under("/box", p)) {
+		/* Plain names only: "/proc/" or "/x/../proc" would match no
+		 * step and leave /proc there without a word. */
+		if (!box_path_plain(p) || box_path_under("/box", p)) {
 			snprintf(err, errlen,
-				 "--box-omit %s: an absolute path without .., not / nor /box (DIR "
-				 "stays)",
+				 "--box-omit %s: an absolute path of plain names (no ., .., // nor "
+				 "trailing /), not / nor /box (DIR stays)",
 				 p);
 			return -1;
 		}
@@ -568,45 +585,78 @@ int box_reaches_fd(const struct box *b, int dirfd)
 	return reached;
 }
 
+/* The directory bind (DIR among them) whose source holds the host path
+ * path, the deepest, by the name the caller gave it or where it is; *rest
+ * is the path below its source ("." for the source itself). NULL when
+ * none does, or path is not absolute with plain names only. */
+static const struct box_step *box_base_step(const struct box *b, const char *path,
+					    const char **rest)
+{
+	const struct box_step *best = NULL;
+	size_t best_len = 0;
+
+	if (!box_path_plain(path))
+		return NULL;
+	for (size_t i = 0; i < b->n_steps; i++) {
+		const struct box_step *s = &b->steps[i];
+		const char *tops[2] = {s->src, s->real};
+
+		for (size_t j = 0; s->kind == BOX_BIND && s->is_dir && s->src_fd >= 0 && j < 2; j++) {
+			if (tops[j] && box_path_under(path, tops[j]) && strlen(tops[j]) > best_len) {
+				best = s;
+				best_len = strlen(tops[j]);
+			}
+		}
+	}
+	if (!best)
+		return NULL;
+	for (*rest = path + best_len; **rest == '/'; (*rest)++)
+		;
+	if (!**rest)
+		*rest = ".";
+	return best;
+}
+
+int box_fifo_judges(const struct stat *dir, const struct stat *fifo, uid_t uid)
+{
+	return S_ISFIFO(fifo->st_mode) && fifo->st_nlink == 1 && dir->st_uid != uid &&
+	       fifo->st_uid != uid && !(dir->st_mode & (S_IWGRP | S_IWOTH));
+}
+
 int box_reaches(const struct box *b, const char *path)
 {
 	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
 			       .resolve = RESOLVE_NO_SYMLINKS};
-	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
-	int fd, reached;
+	const char *rest = path;
+	const struct box_step *base = b->active ? box_base_step(b, path, &rest) : NULL;
+	char *dir, *slash;
+	int fd, from = base ? base->src_fd : AT_FDCWD, reached;
 
-	if (!b->active) {
-		free(dir);
+	if (!b->active)
 		return 0;
-	}
+	/* The child opens it from that source down (box_child_base), by
+	 * whatever name the caller gave the source, links and all: DIR or a
+	 * read-write bind holds it whatever its directories become. */
+	if (base && !base->ro)
+		return 1;
+	dir = xstrdup(rest);
+	slash = strrchr(dir, '/');
 	if (slash)
 		slash[slash == dir] = '\0';
-	fd = (int)syscall(SYS_openat2, AT_FDCWD, slash ? dir : ".", &how, sizeof how);
+	how.resolve |= base ? RESOLVE_BENEATH : 0;
+	fd = (int)syscall(SYS_openat2, from, slash ? dir : ".", &how, sizeof how);
 	/* Without openat2 (valgrind), the walk that follows links: a path with
 	 * one fails the init's own open anyway. */
 	if (fd < 0 && errno == ENOSYS)
-		fd = open(slash ? dir : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		fd = openat(from, slash ? dir : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	free(dir);
+	/* Cannot tell: as if it could, so that a FIFO there is opened only
+	 * where the program could not have put it. */
 	if (fd < 0)
-		return 0;
+		return 1;
 	reached = box_reaches_fd(b, fd);
 	close(fd);
 	return reached;
-}
-
-/* Whether p is absolute with only plain names: no ".", "..", empty name
- * nor trailing "/" (what the string alone says where it leads). */
-static int box_path_plain(const char *p)
-{
-	if (p[0] != '/')
-		return 0;
-	for (const char *c = p; *c == '/'; c = c + strcspn(c + 1, "/") + 1) {
-		size_t len = strcspn(c + 1, "/");
-
-		if (len == 0 || (c[1] == '.' && (len == 1 || (len == 2 && c[2] == '.'))))
-			return 0;
-	}
-	return 1;
 }
 
 int box_check_program(const struct box *b, const char *prog, char *err, size_t errlen)
@@ -656,29 +706,9 @@ int box_check_program(const struct box *b, const char *prog, char *err, size_t e
 
 int box_child_base(const struct box *b, const char *path, const char **rest)
 {
-	const struct box_step *best = NULL;
-	size_t best_len = 0;
+	const struct box_step *s = box_base_step(b, path, rest);
 
-	if (!box_path_plain(path))
-		return -1;
-	for (size_t i = 0; i < b->n_steps; i++) {
-		const struct box_step *s = &b->steps[i];
-		const char *tops[2] = {s->src, s->real};
-
-		for (size_t j = 0; s->kind == BOX_BIND && s->is_dir && s->src_fd >= 0 && j < 2; j++) {
-			if (tops[j] && box_path_under(path, tops[j]) && strlen(tops[j]) > best_len) {
-				best = s;
-				best_len = strlen(tops[j]);
-			}
-		}
-	}
-	if (!best)
-		return -1;
-	for (*rest = path + best_len; **rest == '/'; (*rest)++)
-		;
-	if (!**rest)
-		*rest = ".";
-	return best->src_fd;
+	return s ? s->src_fd : -1;
 }
 
 void box_free(struct box *b)

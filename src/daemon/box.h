@@ -61,11 +61,19 @@ int box_check_program(const struct box *b, const char *prog, char *err, size_t e
 
 /* Whether path lies in what the program can write: DIR, or a read-write
  * bind's source, at any depth (a FIFO the program left there must not
- * block the set-up). 0 without a box, or where path cannot be reached
- * without a symbolic link (the open fails on its own). */
+ * block the set-up), its directory resolved as the child will open it
+ * (box_child_base). 0 without a box; 1 where its directory cannot be
+ * opened (cannot tell: as if it could). */
 int box_reaches(const struct box *b, const char *path);
 /* The same for the directory dirfd (any descriptor of it, kept open). */
 int box_reaches_fd(const struct box *b, int dirfd);
+/* Whether fifo, a FIFO in the directory dir (both fstat'ed), is one that
+ * the program, of file-system uid uid, could not have made nor put there
+ * (the judge's, as CMS's Communication tasks have): neither is uid's, no
+ * group or other may write to dir, and fifo has one link only (a second
+ * name of another judge's FIFO is what it could have left while dir was
+ * open to it, where fs.protected_hardlinks is 0). */
+int box_fifo_judges(const struct stat *dir, const struct stat *fifo, uid_t uid);
 
 struct sbdir;
 /* Refuse a sandbox directory that the program could reach through what the

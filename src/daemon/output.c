@@ -38,6 +38,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "box.h"
 #include "log.h"
 #include "output.h"
 #include "units.h"
@@ -113,6 +114,35 @@ static int output_open_as(const char *path, int no_links)
 	return fd;
 }
 
+/* A FIFO at st->path in DIR or a read-write bind: one the program could
+ * not have put there (box_fifo_judges, its user's uid), and the very one
+ * opened (opened, or NULL while it has no reader). Left there by an
+ * earlier run, it would take the output away from the judge. */
+static int output_fifo_judges(const struct output_stream *st, const struct stat *opened)
+{
+	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+			       .resolve = RESOLVE_NO_SYMLINKS};
+	char *dir = xstrdup(st->path), *slash = strrchr(dir, '/');
+	const char *name = strrchr(st->path, '/');
+	struct stat ds, fs;
+	int dfd, ok;
+
+	name = name ? name + 1 : st->path;
+	if (slash)
+		slash[slash == dir] = '\0';
+	dfd = (int)syscall(SYS_openat2, AT_FDCWD, slash ? dir : ".", &how, sizeof how);
+	if (dfd < 0 && errno == ENOSYS)
+		dfd = open(slash ? dir : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	ok = dfd >= 0 && *name && fstat(dfd, &ds) == 0 &&
+	     fstatat(dfd, name, &fs, AT_SYMLINK_NOFOLLOW) == 0 &&
+	     box_fifo_judges(&ds, &fs, st->uid != (uid_t)-1 ? st->uid : geteuid()) &&
+	     (!opened || (opened->st_dev == fs.st_dev && opened->st_ino == fs.st_ino));
+	if (dfd >= 0)
+		close(dfd);
+	return ok;
+}
+
 /* Open st->path. Returns 0 (open, or a FIFO without a reader yet: retry) or
  * -1 with errno. */
 static int output_open_path(struct output_stream *st)
@@ -140,6 +170,11 @@ static int output_open_path(struct output_stream *st)
 		errno = EINVAL;
 		return -1;
 	}
+	if (fd >= 0 && S_ISFIFO(sb.st_mode) && st->reached && !output_fifo_judges(st, &sb)) {
+		close(fd);
+		errno = ENXIO;
+		return -1;
+	}
 	if (fd >= 0) {
 		free(st->path);
 		st->path = NULL;
@@ -148,8 +183,11 @@ static int output_open_path(struct output_stream *st)
 	}
 	/* ENXIO: a FIFO nobody reads yet (a socket gives it too: that is an
 	 * error). */
-	if (errno == ENXIO && stat(st->path, &sb) == 0 && S_ISFIFO(sb.st_mode))
-		return 0;
+	if (errno == ENXIO && stat(st->path, &sb) == 0 && S_ISFIFO(sb.st_mode)) {
+		if (!st->reached || output_fifo_judges(st, NULL))
+			return 0;
+		errno = ENXIO;
+	}
 	return -1;
 }
 
@@ -168,6 +206,7 @@ static int output_stream_open(struct output_stream *st, const struct output_dest
 	st->uid = d->uid;
 	st->gid = d->gid;
 	st->no_links = d->no_links;
+	st->reached = d->reached;
 	if (d->path) {
 		st->path = xstrdup(d->path);
 		if (output_open_path(st) < 0) {

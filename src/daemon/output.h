@@ -31,6 +31,8 @@ struct output_dest {
 	uid_t uid;
 	gid_t gid;
 	int no_links; /* through no symbolic link at all (a box's DIR is the program's) */
+	int reached;  /* in DIR or a read-write bind (box_reaches): a FIFO there only
+		       * if the program could not have put it there */
 };
 
 /* The output limits: bytes of both streams together, of each on its own
@@ -62,6 +64,7 @@ struct output_stream {
 	uid_t uid;             /* whose rights path is opened with (output_dest) */
 	gid_t gid;
 	int no_links;
+	int reached;
 	int open_err;          /* the destination cannot be opened: errno */
 	char *buf;
 	size_t off, len;       /* buf[off..len) is still to be written */

@@ -626,6 +626,7 @@ static int step_output(struct sandbox *sb, char *err, size_t errlen)
 			    : paths[i]	   ? paths[i]
 			    : o->daemonize ? "/dev/null"
 					   : NULL;
+		d[i].reached = d[i].path && box_reaches(&sb->box, d[i].path);
 		if ((lim.total != UNITS_UNLIMITED || lim.stream[i] != UNITS_UNLIMITED) &&
 		    !(i == 1 && o->cfg.stderr_to_stdout) && !sandbox_stream_null(d[i].path, d[i].fd))
 			dp[i] = &d[i];

@@ -144,12 +144,11 @@ static int spawn_child_is_fifo(const char *path, const struct box *in_box)
 
 /* A FIFO in DIR or a read-write bind that the program could not have made
  * nor put there (CMS's Communication tasks: the judge's FIFOs in a
- * directory bound read-write): neither the FIFO nor its directory is the
- * program's user's (the file-system uid taken for the open), and no group
- * or other may write to the directory, so no entry of it can have changed
- * since the judge made it. Opened through that directory, waiting for its
- * peer. Returns the descriptor, or -1 with ENXIO when the program could
- * have put it there, or another errno. */
+ * directory bound read-write), by box_fifo_judges with the file-system uid
+ * taken for the open: no entry of its directory can have changed since
+ * the judge made it. Opened through that directory, waiting for its peer.
+ * Returns the descriptor, or -1 with ENXIO when the program could have put
+ * it there, or another errno. */
 static int spawn_child_open_judge_fifo(const char *path, int flags, const struct box *in_box)
 {
 	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
@@ -171,8 +170,8 @@ static int spawn_child_open_judge_fifo(const char *path, int flags, const struct
 	if (dfd >= 0)
 		pfd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	errno = ENXIO;
-	if (pfd >= 0 && fstat(dfd, &ds) == 0 && fstat(pfd, &fs) == 0 && S_ISFIFO(fs.st_mode) &&
-	    ds.st_uid != fsuid && fs.st_uid != fsuid && !(ds.st_mode & (S_IWGRP | S_IWOTH)))
+	if (pfd >= 0 && fstat(dfd, &ds) == 0 && fstat(pfd, &fs) == 0 &&
+	    box_fifo_judges(&ds, &fs, fsuid))
 		fd = openat(dfd, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
 	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_dev != fs.st_dev || st.st_ino != fs.st_ino)) {
 		close(fd);

@@ -91,6 +91,28 @@ t1=$(now_us)
 check_re "[$who] --stdout, a FIFO left in DIR: failed stdout at once" \
 	"^failed stdout: $BOX/out.fifo: No such device or address" "$ANS_STATUS" || ans_diag
 check_range "...both within 15 s, not at the 20 s wall time (the set-up never waits on them)" 0 15000000 $((t1 - t0))
+# The same FIFO, DIR named through a link of root's: the stdio is opened
+# from DIR's source down by whatever name (box_child_base), so the look at
+# where the program could write goes the same way, not through the name.
+ln -s "$BOX" "$T/tmp/box.link"
+t0=$(now_us)
+pd_start --dir "$T/tmp/run.fifo5" --box "$T/tmp/box.link" --ro-bind "$PROGS:/progs" \
+	"${VG_BIND[@]}" "${USER_ARGS[@]}" --wall-time 20s --stdin "$T/tmp/box.link/in.fifo" -- cat
+pd_poll "$T/tmp/run.fifo5" 5
+wait0 "$T/tmp/run.fifo5"
+t1=$(now_us)
+check_re "[$who] --stdin, a FIFO left in DIR, DIR given through a link: failed stdin at once" \
+	"^failed stdin: $T/tmp/box.link/in.fifo: No such device or address" "$ANS_STATUS" || ans_diag
+check_range "...within 15 s, not at the 20 s wall time" 0 15000000 $((t1 - t0))
+rm -f "$T/tmp/box.link"
+# With --output-limit proctord opens --stdout itself: the FIFO left in DIR
+# fails the start too, rather than taking the output where nobody reads it.
+pd_start --dir "$T/tmp/run.fifo6" --box "$BOX" --ro-bind "$PROGS:/progs" "${VG_BIND[@]}" \
+	"${USER_ARGS[@]}" --wall-time 20s --output-limit 1MiB --stdout "$BOX/out.fifo" -- echo hi
+pd_poll "$T/tmp/run.fifo6" 5
+wait0 "$T/tmp/run.fifo6"
+check_re "[$who] --output-limit, --stdout a FIFO left in DIR: failed stdout" \
+	"^failed stdout: $BOX/out.fifo: No such device or address" "$ANS_STATUS" || ans_diag
 # The judge's own FIFO, outside DIR, is waited on as ever.
 mkfifo "$T/tmp/judge.fifo"
 chmod 0666 "$T/tmp/judge.fifo"
@@ -132,6 +154,25 @@ if [ "$rootless" = 0 ]; then
 	bx_run "$T/tmp/o.jw2" --user nobody --wall-time 20s --bind "$T/tmp/jw:/fifo" --stdin "$T/tmp/jw/in" -- cat
 	check_re "[root] ...and root's in a directory its group may write to: failed stdin at once" \
 		"^failed stdin: $T/tmp/jw/in: No such device or address" "$ANS_STATUS" || ans_diag
+	# A second name of another judge's FIFO (root's, 0666), left while the
+	# directory was open to all: what nobody's ln makes where
+	# fs.protected_hardlinks is 0 (root makes it here, whatever the host's).
+	mkdir -m 0755 "$T/tmp/jo" "$T/tmp/jh"
+	mkfifo -m 0666 "$T/tmp/jo/chan"
+	ln "$T/tmp/jo/chan" "$T/tmp/jh/in"
+	bx_run "$T/tmp/o.jh" --user nobody --wall-time 20s --bind "$T/tmp/jh:/fifo" --stdin "$T/tmp/jh/in" -- cat
+	check_re "[root] ...and root's with a second name, another judge's FIFO: failed stdin at once" \
+		"^failed stdin: $T/tmp/jh/in: No such device or address" "$ANS_STATUS" || ans_diag
+	mkfifo -m 0666 "$T/tmp/jf/out"
+	cat "$T/tmp/jf/out" >"$T/tmp/jf.got" &
+	pd_start --dir "$T/tmp/run.jfo" --box "$BOX" --ro-bind "$PROGS:/progs" "${VG_BIND[@]}" \
+		--user nobody --wall-time 20s --output-limit 1MiB --bind "$T/tmp/jf:/fifo" \
+		--stdout "$T/tmp/jf/out" -- echo "to the judge, counted"
+	pd_poll "$T/tmp/run.jfo" 5
+	wait0 "$T/tmp/run.jfo"
+	wait
+	check_eq "[root] --output-limit, --stdout the judge's FIFO in a --bind: it gets the output" \
+		"to the judge, counted" "$(cat "$T/tmp/jf.got")" || ans_diag
 else
 	skip "[nobody] the judge's FIFO in a --bind" "rootless, the program is the judge's user"
 fi

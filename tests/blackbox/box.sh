@@ -263,6 +263,10 @@ bad --box "$BOX" --bind "relative:/x"
 check_re "[$who] --bind of a relative path: exit 2" '^rc 2: .*absolute' "$BAD"
 bad --box "$BOX" --box-omit /box
 check_re "[$who] --box-omit /box: exit 2, DIR stays" '^rc 2: .*--box-omit /box: .*DIR stays' "$BAD"
+# "/proc/" matched no mount and left /proc in the box without a word.
+bad --box "$BOX" --box-omit /proc/
+check_re "[$who] --box-omit /proc/ (a trailing /): exit 2, plain names only" \
+	'^rc 2: .*--box-omit /proc/: an absolute path of plain names' "$BAD"
 bad --ro-bind /usr
 check_re "[$who] --ro-bind without --box: exit 2" '^rc 2: .*only in a box' "$BAD"
 # A program named by a host path that the box does not hold: refused before
