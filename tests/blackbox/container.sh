@@ -28,6 +28,8 @@ chmod 0755 "$T"
 # characters, which $T may not be.
 PST=$T/p
 [ "${#PST}" -le 40 ] || PST=$(mktemp -d /run/proctor-ct.XXXXXX) || exit 1
+# The throw-away user's state is below it (mktemp made it 0700).
+chmod 0711 "$PST"
 mkdir -p "$PST/0" "$PST/1/xdg"
 made_subids=
 user=pctr$$
