@@ -21,27 +21,10 @@
 
 #define RUNCG_LEAF "proctor-run"
 
-/* The whole of the file at path (malloc'd), or NULL. */
-static char *runcg_slurp(const char *path)
-{
-	char *buf = NULL;
-	size_t cap = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return NULL;
-	if (pread_all(fd, &buf, &cap) < 0) {
-		free(buf);
-		buf = NULL;
-	}
-	close(fd);
-	return buf;
-}
-
 /* The directory of our v2 cgroup (malloc'd), or NULL. */
 static char *runcg_own_dir(void)
 {
-	char *mi = runcg_slurp("/proc/self/mountinfo"), *pc = runcg_slurp("/proc/self/cgroup");
+	char *mi = slurp("/proc/self/mountinfo"), *pc = slurp("/proc/self/cgroup");
 	struct cgd_mount mounts[32];
 	struct cgd_hier found[8];
 	size_t nm = mi ? cgd_parse_mountinfo(mi, mounts, 32) : 0;

@@ -126,6 +126,22 @@ ssize_t pread_all(int fd, char **buf, size_t *cap)
 	return (ssize_t)len;
 }
 
+char *slurp(const char *path)
+{
+	char *buf = NULL;
+	size_t cap = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	if (pread_all(fd, &buf, &cap) < 0) {
+		free(buf);
+		buf = NULL;
+	}
+	close(fd);
+	return buf;
+}
+
 int fd_path_number(const char *path)
 {
 	const char *p;

@@ -26,6 +26,8 @@ ssize_t pread_small(int fd, char *buf, size_t len);
  * whose size cannot be known: a children list may hold thousands of pids).
  * Returns the length, or -1 with errno set. */
 ssize_t pread_all(int fd, char **buf, size_t *cap);
+/* The whole of a file (a /proc one too), NUL-terminated (malloc'd), or NULL. */
+char *slurp(const char *path);
 /* N of "/dev/fd/N" or "/proc/self/fd/N" (an inherited descriptor named by
  * path), or -1 when path is neither. */
 int fd_path_number(const char *path);

@@ -95,23 +95,6 @@ int cg_open_ro(int dirfd, const char *file)
 	return openat(dirfd, file, O_RDONLY | O_CLOEXEC);
 }
 
-/* The whole of a /proc file, NUL-terminated (malloc'd), or NULL. */
-char *cg_slurp(const char *path)
-{
-	char *buf = NULL;
-	size_t cap = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return NULL;
-	if (pread_all(fd, &buf, &cap) < 0) {
-		free(buf);
-		buf = NULL;
-	}
-	close(fd);
-	return buf;
-}
-
 void cg_close(int *fd)
 {
 	if (*fd >= 0)

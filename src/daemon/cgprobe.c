@@ -228,7 +228,7 @@ static void cg_limits_of(const struct cgroup *cg, size_t i, char *buf, size_t le
 void cgroup_print_hierarchies(const struct cgroup *cg, FILE *out)
 {
 	uid_t euid = geteuid();
-	char *map = cg_slurp("/proc/self/uid_map");
+	char *map = slurp("/proc/self/uid_map");
 	int initial = map && cgd_uidmap_initial(map);
 
 	free(map);

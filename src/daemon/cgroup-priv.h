@@ -18,7 +18,6 @@ int cg_keyed(const char *buf, const char *key, uint64_t *out);
 int cg_read_u64(int fd, uint64_t *out);
 int cg_read_keyed(int fd, const char *key, uint64_t *out);
 int cg_open_ro(int dirfd, const char *file);
-char *cg_slurp(const char *path);
 void cg_close(int *fd);
 
 /* cgsetup.c: set-up (cgroup_setup), or with probe its dry run for --check

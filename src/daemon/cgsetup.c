@@ -76,7 +76,7 @@ static void cg_discover(struct cgroup *cg)
 {
 	struct cgd_mount mounts[32];
 	struct cgd_hier found[CG_MAX_HIER];
-	char *mi = cg_slurp("/proc/self/mountinfo"), *pc = cg_slurp("/proc/self/cgroup");
+	char *mi = slurp("/proc/self/mountinfo"), *pc = slurp("/proc/self/cgroup");
 	size_t nm = mi ? cgd_parse_mountinfo(mi, mounts, 32) : 0;
 	size_t nf = pc ? cgd_match(pc, mounts, nm, found, CG_MAX_HIER - cg->n) : 0;
 
