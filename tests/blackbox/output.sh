@@ -222,8 +222,13 @@ run_to_end --output-limit 100KiB --stdout-limit 80KiB --stdout "$T/tl.out" --std
 	-- sh -c '"$0" write 81920; "$0" write 30000 >&2' "$PROGS/probe"
 check_eq "--output-limit over --stdout-limit: the total passed is the one named" \
 	"killed output: output limit of 100KiB exceeded" "$ANS_STATUS" || ans_diag
-check_eq "...80 KiB of stdout and the 20 KiB left to stderr" "81920 20480" \
-	"$(size "$T/tl.out") $(size "$T/tl.err")"
+# Which pipe proctord reads first once both hold bytes is the kernel's
+# and the scheduler's (under valgrind the stderr bytes came first): the
+# total is exact, each stream within what it was given.
+tl_out=$(size "$T/tl.out") tl_err=$(size "$T/tl.err")
+check_eq "...100 KiB delivered in all, stdout within its 80 KiB, stderr within its 30000 bytes" \
+	"102400 ok" "$((tl_out + tl_err)) $([ "$tl_out" -le 81920 ] && [ "$tl_err" -le 30000 ] && echo ok)" ||
+	diag "stdout $tl_out, stderr $tl_err"
 
 # --truncate-output: the first N bytes are kept, the rest is discarded, and
 # the program goes on to its own end.
