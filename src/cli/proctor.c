@@ -863,8 +863,6 @@ static int run_verdict(struct run *run, struct run_verdict *v)
 	return -1;
 }
 
-/* The verdict: a line on stderr, or with --json the report made a
- * verdict document. Returns the exit status. */
 /* The signal that interrupted the run: ours, else the one proctord took
  * (at a terminal the ^C reaches proctord and the program, not us). 0: none. */
 static int run_interrupt(const struct run_verdict *v)
@@ -872,6 +870,8 @@ static int run_interrupt(const struct run_verdict *v)
 	return run_signal ? run_signal : v->interrupt_signo;
 }
 
+/* The verdict: a line on stderr, or with --json the report made a
+ * verdict document. Returns the exit status. */
 static int run_print(struct run *run, const struct run_verdict *v, int code)
 {
 	const struct proctor_result *r = &v->r;
