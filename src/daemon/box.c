@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <linux/openat2.h>
 #include <pwd.h>
 #include <sched.h>
@@ -150,14 +151,75 @@ static int box_add_system(struct box *b, const char *path, char *err, size_t err
 	return box_add_bind(b, fd, path, path, 1, err, errlen);
 }
 
+/* The descriptors proctord was started with (3 and up), as
+ * box_note_inherited found them before proctord opened any of its own. */
+static unsigned char box_inherited[BOX_INHERITED_MAX / 8];
+
+void box_note_inherited(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char *end;
+		long n = strtol(e->d_name, &end, 10);
+
+		if (*end || end == e->d_name || n < 3 || n >= BOX_INHERITED_MAX || n == dirfd(d))
+			continue;
+		box_inherited[n / 8] |= (unsigned char)(1u << (n % 8));
+	}
+	closedir(d);
+}
+
+/* SRC /proc/self/fd/N: the descriptor N proctord was started with, opened
+ * by whoever started it with that one's own rights (proctor-isolate opens
+ * a set-user-ID caller's --dir sources as the caller): that very file, no
+ * walk. Never one of proctord's own (its cgroup's, its /etc's). -2 when
+ * src is not of that form. */
+static int box_inherited_source(const char *src, const char *what, char *err, size_t errlen)
+{
+	static const char prefix[] = "/proc/self/fd/";
+	const char *digits = src + sizeof prefix - 1;
+	struct stat st;
+	char *end;
+	long n;
+	int fd;
+
+	if (strncmp(src, prefix, sizeof prefix - 1) != 0 || *digits < '0' || *digits > '9')
+		return -2;
+	errno = 0;
+	n = strtol(digits, &end, 10);
+	if (*end || errno || n > INT_MAX)
+		return -2;
+	fd = n < BOX_INHERITED_MAX && (box_inherited[n / 8] & (1u << (n % 8)))
+		 ? fcntl((int)n, F_DUPFD_CLOEXEC, 3)
+		 : -1;
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s: not a descriptor proctord was started with", what,
+			 src);
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode) || S_ISSOCK(st.st_mode)) {
+		snprintf(err, errlen, "%s: %s: not a file or directory", what, src);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* A source the caller named: its directories walked as sbdir does (a
  * symbolic link of another user on the way is refused), its last component
- * never a symbolic link. */
+ * never a symbolic link; or a descriptor it passed (box_inherited_source). */
 static int box_open_source(const char *src, const char *what, char *err, size_t errlen)
 {
-	char *copy = xstrdup(src), *slash, *base;
-	int dir, fd;
+	char *copy, *slash, *base;
+	int dir, fd = box_inherited_source(src, what, err, errlen);
 
+	if (fd != -2)
+		return fd;
+	copy = xstrdup(src);
 	slash = strrchr(copy, '/');
 	base = slash + 1;
 	if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
@@ -340,6 +402,12 @@ static int box_add_user_binds(struct box *b, const struct config *c, char *err, 
 			if (d != round) {
 				free(src);
 				continue;
+			}
+			if (!colon && strncmp(src, "/proc/self/fd/", 14) == 0) {
+				snprintf(err, errlen, "%s %s: a descriptor's bind needs its DST",
+					 opt, all[i].spec);
+				free(src);
+				return -1;
 			}
 			if (src[0] != '/' || box_path_ok(dst) < 0) {
 				snprintf(err, errlen,

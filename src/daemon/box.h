@@ -46,6 +46,12 @@ struct box {
 	size_t n_steps;
 };
 
+/* A bind's SRC may be /proc/self/fd/N for a descriptor N below this that
+ * proctord was started with. box_note_inherited records which those are:
+ * call it first thing, before proctord opens anything of its own. */
+#define BOX_INHERITED_MAX 4096
+void box_note_inherited(void);
+
 /* Resolve --box and the binds: open every source (O_PATH, a symbolic link
  * of another user refused on the way), and write the steps. uid and gid are
  * the program's (for its /etc/passwd and /etc/group). Returns 0 (b->active

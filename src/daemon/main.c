@@ -2,6 +2,7 @@
 // proctord: a sandbox's four phases in turn: start, run, report, end.
 #include <ev.h>
 
+#include "box.h"
 #include "check.h"
 #include "config.h"
 #include "fifo.h"
@@ -19,6 +20,8 @@ int main(int argc, char **argv)
 	struct options o;
 	int code;
 
+	/* Before proctord opens anything: what it was started with. */
+	box_note_inherited();
 	/* Before anything keeps a pointer into argv or the environment. */
 	title_init(argc, argv);
 	log_init("proctord");

@@ -336,6 +336,26 @@ pd_start --dir "$RUN_DIR" --config "$T/tmp/box.conf" "${VG_BIND[@]}" --stdout "$
 check_re "[$who] box, ro_bind (twice) and tmp_size from a configuration file" \
 	"^the expected output: 42;tmpfs +2048 " "$(tr '\n' ';' <"$T/tmp/o.conf")"
 
+# A source by a descriptor proctord was started with (proctor-isolate's
+# set-user-ID mode opens the caller's that way): that very directory, and
+# never one of proctord's own (fd 9 is none of ours here).
+mkdir -p "$T/tmp/fddir"
+echo "by descriptor" >"$T/tmp/fddir/f"
+chmod -R a+rX "$T/tmp/fddir"
+bx_run "$T/tmp/o.fd" --ro-bind /proc/self/fd/7:/data -- cat /data/f 7<"$T/tmp/fddir"
+check_eq "[$who] --ro-bind /proc/self/fd/N:DST binds the directory proctord inherited as N" \
+	"by descriptor" "$(cat "$T/tmp/o.fd")" || { ans_diag; diag "$(cat "$T/tmp/o.fd.err")"; }
+"$PROCTORD" --dir "$T/tmp/run.fd9" --box "$BOX" --ro-bind /proc/self/fd/9:/data -- true \
+	>"$T/tmp/o.fd9" 2>&1 9<&-
+check_eq "[$who] ...one it was not started with is refused (exit 2)" \
+	"2:proctord: --ro-bind: /proc/self/fd/9: not a descriptor proctord was started with" \
+	"$?:$(tail -n 1 "$T/tmp/o.fd9")"
+"$PROCTORD" --dir "$T/tmp/run.fd7" --box "$BOX" --ro-bind /proc/self/fd/7 -- true \
+	>"$T/tmp/o.fd7" 2>&1 7<"$T/tmp/fddir"
+check_eq "[$who] ...and without a DST too" \
+	"2:proctord: --ro-bind /proc/self/fd/7: a descriptor's bind needs its DST" \
+	"$?:$(tail -n 1 "$T/tmp/o.fd7")"
+
 # --- the end: no mount and no process is left ----------------------------------------
 
 check_eq "[$who] no mount of the boxes is left on the host" "$mounts_before" "$(host_mounts)"
