@@ -2,10 +2,13 @@
 // Boxes: the configuration that maps a box id to a directory and ids, --init, --cleanup, the lock.
 #define _XOPEN_SOURCE 700
 #include "isobox.h"
+#include "isocaller.h"
+#include "isopaths.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
+#include <dirent.h>
 #include <ini.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -16,9 +19,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#ifndef ISO_CONFIG_PATH
-#define ISO_CONFIG_PATH "/usr/local/etc/proctor-isolate.conf"
-#endif
 
 int iso_box_fail(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -48,7 +48,7 @@ static int iso_config_number(const char *value, long max, long *out)
 	return 0;
 }
 
-static int iso_config_path(const char *value, char *out, size_t len)
+static int iso_config_abs(const char *value, char *out, size_t len)
 {
 	if (value[0] != '/' || strlen(value) >= len - 64)
 		return -1;
@@ -68,15 +68,18 @@ static int iso_config_key(void *user, const char *section, const char *name, con
 	if (st->bad[0])
 		return 1;
 	if (section[0] == '\0' && strcmp(name, "box_root") == 0)
-		rc = iso_config_path(value, c->box_root, sizeof c->box_root);
+		rc = iso_config_abs(value, c->box_root, sizeof c->box_root);
 	else if (section[0] == '\0' && strcmp(name, "lock_root") == 0)
-		rc = iso_config_path(value, c->lock_root, sizeof c->lock_root);
+		rc = iso_config_abs(value, c->lock_root, sizeof c->lock_root);
 	else if (section[0] == '\0' && strcmp(name, "first_uid") == 0)
 		rc = iso_config_number(value, INT_MAX, &c->first_uid);
 	else if (section[0] == '\0' && strcmp(name, "first_gid") == 0)
 		rc = iso_config_number(value, INT_MAX, &c->first_gid);
 	else if (section[0] == '\0' && strcmp(name, "num_boxes") == 0)
 		rc = iso_config_number(value, INT_MAX, &c->num_boxes);
+	else if (section[0] == '\0' && strcmp(name, "setuid_group") == 0 && *value &&
+		 strlen(value) < sizeof c->setuid_group)
+		rc = (int)(snprintf(c->setuid_group, sizeof c->setuid_group, "%s", value) < 0);
 	for (size_t i = 0; rc < 0 && ignored[i]; i++)
 		if (strcmp(name, ignored[i]) == 0)
 			rc = 0;
@@ -85,10 +88,11 @@ static int iso_config_key(void *user, const char *section, const char *name, con
 	return 1;
 }
 
-int iso_config_read(struct iso_config *c, char *err, size_t errlen)
+int iso_config_read(struct iso_config *c, const struct iso_caller *caller, char *err,
+		    size_t errlen)
 {
 	const char *env = getenv("PROCTOR_ISOLATE_CONFIG");
-	const char *path = ISO_CONFIG_PATH;
+	const char *path = iso_config_path;
 	struct iso_config_state st = {.c = c, .bad = ""};
 	FILE *f;
 	int line;
@@ -98,9 +102,14 @@ int iso_config_read(struct iso_config *c, char *err, size_t errlen)
 	snprintf(c->lock_root, sizeof c->lock_root, "/run/proctor-isolate");
 	c->first_uid = c->first_gid = 60000;
 	c->num_boxes = 1000;
-	/* Only the sudo case: a set-user-ID caller's environment is its own. */
-	if (env && *env && getuid() == geteuid())
-		path = env;
+	snprintf(c->path, sizeof c->path, "%s", path);
+	/* Only the sudo case: a set-user-ID caller's environment is its own,
+	 * and so would be a file it could write. */
+	if (env && *env && !caller->setuid)
+		snprintf(c->path, sizeof c->path, "%s", path = env);
+	if (caller->setuid && access(path, F_OK) == 0 &&
+	    iso_caller_trusted(path, err, errlen) < 0)
+		return -1;
 	f = fopen(path, "re");
 	if (!f) {
 		if (errno == ENOENT && path != env)
@@ -178,25 +187,204 @@ int iso_box_lock(struct iso_box *b, int wait, char *err, size_t errlen)
 	return 0;
 }
 
-static int iso_box_unlink(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+/* The box's owner as --init wrote it in the lock file ("owner UID"), or
+ * -1: never initialised, cleaned up since, or by another version. */
+static long iso_box_owner(const struct iso_box *b)
 {
-	(void)st;
-	(void)ftw;
-	return (flag == FTW_DP ? rmdir(path) : unlink(path)) < 0 && errno != ENOENT ? -1 : 0;
+	char buf[64], *end;
+	ssize_t n = pread(b->lock_fd, buf, sizeof buf - 1, 0);
+	long uid;
+
+	if (n <= 6)
+		return -1;
+	buf[n] = '\0';
+	if (strncmp(buf, "owner ", 6) != 0)
+		return -1;
+	errno = 0;
+	uid = strtol(buf + 6, &end, 10);
+	return errno || end == buf + 6 || *end != '\n' || uid < 0 ? -1 : uid;
 }
 
-/* The whole of dir, without following a symbolic link nor crossing into
- * another file system (what the program left in box/ is the program's). */
-static int iso_box_rmtree(const char *dir, char *err, size_t errlen)
+int iso_box_set_owner(const struct iso_box *b, long uid, char *err, size_t errlen)
 {
+	char buf[64];
+	int n = uid < 0 ? 0 : snprintf(buf, sizeof buf, "owner %ld\n", uid);
+
+	if (ftruncate(b->lock_fd, 0) < 0 || (n && pwrite(b->lock_fd, buf, (size_t)n, 0) != n))
+		return iso_box_fail(err, errlen, "Cannot write %s: %s", b->lock, strerror(errno));
+	return 0;
+}
+
+int iso_box_may(const struct iso_box *b, const struct iso_caller *c, int init, char *err,
+		size_t errlen)
+{
+	long owner = iso_box_owner(b);
 	struct stat st;
 
-	if (lstat(dir, &st) < 0)
+	if (!c->setuid || owner == (long)c->uid)
+		return 0;
+	if (owner >= 0)
+		return iso_box_fail(err, errlen, "This box belongs to a different user (uid %ld)",
+				    owner);
+	/* Nobody's: a new box is anyone's; an old one only root's. */
+	if (init || (lstat(b->dir, &st) < 0 && errno == ENOENT))
+		return 0;
+	return iso_box_fail(err, errlen,
+			    "This box was not initialised by you (uid %u): run --init first",
+			    (unsigned)c->uid);
+}
+
+/* The directory name in pfd, opened without following a link, and only
+ * if it is still the directory *st says. Returns it, or -1. */
+static int iso_rm_open(int pfd, const char *name, const struct stat *st)
+{
+	struct stat now;
+	int fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd >= 0 && (fstat(fd, &now) < 0 || now.st_dev != st->st_dev || now.st_ino != st->st_ino)) {
+		close(fd);
+		errno = ESTALE;
+		return -1;
+	}
+	return fd;
+}
+
+/* Remove what fd holds but directories; the first directory met is put in
+ * name and st (returns 1). 0: fd is empty now; -1 with errno: an entry
+ * could not go, or a directory is a mount point (another dev). */
+static int iso_rm_scan(int fd, dev_t dev, char name[NAME_MAX + 1], struct stat *st)
+{
+	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	struct dirent *e;
+
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		return -1;
+	}
+	while (rc == 0 && (e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (fstatat(fd, e->d_name, st, AT_SYMLINK_NOFOLLOW) < 0) {
+			rc = errno == ENOENT ? 0 : -1;
+		} else if (S_ISDIR(st->st_mode) && st->st_dev != dev) {
+			errno = EBUSY;
+			rc = -1;
+		} else if (S_ISDIR(st->st_mode)) {
+			snprintf(name, NAME_MAX + 1, "%s", e->d_name);
+			rc = 1;
+		} else if (unlinkat(fd, e->d_name, 0) < 0 && errno != ENOENT) {
+			rc = -1;
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+struct iso_rm_level {
+	dev_t dev;
+	ino_t ino;
+	char name[NAME_MAX + 1];
+};
+
+/* Up from fd (the directory of level lv, now empty) to its parent, which
+ * must be the directory up says, and remove it there. Returns the parent's
+ * descriptor (fd is closed), or -1. */
+static int iso_rm_up(int fd, const struct iso_rm_level *lv, const struct iso_rm_level *up)
+{
+	int pfd = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
+
+	close(fd);
+	if (pfd >= 0 && (fstat(pfd, &st) < 0 || st.st_dev != up->dev || st.st_ino != up->ino)) {
+		close(pfd);
+		errno = ESTALE; /* moved meanwhile: stop rather than go elsewhere */
+		return -1;
+	}
+	if (pfd >= 0 && unlinkat(pfd, lv->name, AT_REMOVEDIR) < 0 && errno != ENOENT) {
+		close(pfd);
+		return -1;
+	}
+	return pfd;
+}
+
+/* The tree name in top, descriptor by descriptor: never through a symbolic
+ * link, never into another file system, and never above name, however the
+ * caller (who owns box/) renames its directories meanwhile; one
+ * descriptor open at a time, so any depth. Returns 0, or -1 with errno. */
+static int iso_rm_tree(int top, const char *name)
+{
+	struct iso_rm_level *stack = NULL;
+	size_t depth = 0, cap = 0;
+	struct stat st;
+	int fd, r = 0;
+
+	if (fstatat(top, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode))
+		return unlinkat(top, name, 0);
+	fd = iso_rm_open(top, name, &st);
+	if (fd < 0)
+		return -1;
+	for (char next[NAME_MAX + 1] = ""; fd >= 0;) {
+		if (depth == cap) {
+			cap = cap ? cap * 2 : 16;
+			stack = xreallocarray(stack, cap, sizeof *stack);
+		}
+		stack[depth].dev = st.st_dev;
+		stack[depth].ino = st.st_ino;
+		snprintf(stack[depth].name, sizeof stack->name, "%s", depth ? next : name);
+		depth++;
+		while (fd >= 0 && (r = iso_rm_scan(fd, stack[0].dev, next, &st)) == 0) {
+			if (--depth == 0) {
+				close(fd);
+				fd = -1;
+				r = unlinkat(top, stack[0].name, AT_REMOVEDIR);
+			} else {
+				fd = iso_rm_up(fd, &stack[depth], &stack[depth - 1]);
+				r = fd < 0 ? -1 : 0;
+			}
+		}
+		if (fd < 0 || r < 0)
+			break;
+		{
+			int child = iso_rm_open(fd, next, &st);
+
+			close(fd);
+			fd = child;
+			r = child < 0 ? -1 : 0;
+		}
+	}
+	{
+		int saved = errno;
+
+		free(stack);
+		if (fd >= 0)
+			close(fd);
+		errno = saved;
+	}
+	return r < 0 ? -1 : 0;
+}
+
+/* The whole of dir (box_root/N): what the program and the caller left in
+ * box/ is theirs (iso_rm_tree). */
+static int iso_box_rmtree(const char *dir, char *err, size_t errlen)
+{
+	const char *slash = strrchr(dir, '/');
+	char parent[1100];
+	int top, rc;
+
+	snprintf(parent, sizeof parent, "%.*s", slash == dir ? 1 : (int)(slash - dir), dir);
+	top = open(parent, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (top < 0)
 		return errno == ENOENT ? 0
-				       : iso_box_fail(err, errlen, "%s: %s", dir, strerror(errno));
-	if (nftw(dir, iso_box_unlink, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) < 0)
-		return iso_box_fail(err, errlen, "Cannot remove %s: %s", dir, strerror(errno));
-	return 0;
+				       : iso_box_fail(err, errlen, "%s: %s", parent, strerror(errno));
+	rc = iso_rm_tree(top, slash + 1);
+	if (rc < 0)
+		iso_box_fail(err, errlen, "Cannot remove %s: %s", dir, strerror(errno));
+	close(top);
+	return rc;
 }
 
 int iso_box_init(const struct iso_box *b, char *err, size_t errlen)

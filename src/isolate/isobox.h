@@ -10,7 +10,11 @@ struct iso_config {
 	char box_root[1024];
 	char lock_root[1024];
 	long first_uid, first_gid, num_boxes;
+	char setuid_group[256]; /* who may run a set-user-ID proctor-isolate */
+	char path[1024];	/* the file read (or not found) */
 };
+
+struct iso_caller;
 
 /* The box's paths and ids. */
 struct iso_box {
@@ -25,8 +29,10 @@ struct iso_box {
 
 /* Read the configuration: $PROCTOR_ISOLATE_CONFIG when set (and we are
  * not set-user-ID), else the compiled-in path; a missing default file is
- * isolate's defaults. Returns 0, or -1 with err set. */
-int iso_config_read(struct iso_config *c, char *err, size_t errlen);
+ * isolate's defaults. Set-user-ID, the file must be root's alone
+ * (iso_caller_trusted). Returns 0, or -1 with err set. */
+int iso_config_read(struct iso_config *c, const struct iso_caller *caller, char *err,
+		    size_t errlen);
 
 /* The box of id; -1 with err set when out of range. */
 int iso_box_find(const struct iso_config *c, long id, struct iso_box *b, char *err, size_t errlen);
@@ -34,6 +40,15 @@ int iso_box_find(const struct iso_config *c, long id, struct iso_box *b, char *e
 /* Take the box's lock (wait: block until it is free). Returns 0, or -1
  * with err set ("This box is currently in use by another process"). */
 int iso_box_lock(struct iso_box *b, int wait, char *err, size_t errlen);
+
+/* Whether the caller may --init (init), --run or --cleanup box b, whose
+ * lock it holds: root always; a set-user-ID caller the box it initialised
+ * (isolate 2.x's rule), a box nobody owns only to --init it or where
+ * there is none. 0, or -1 with err set. */
+int iso_box_may(const struct iso_box *b, const struct iso_caller *c, int init, char *err,
+		size_t errlen);
+/* Record uid as the box's owner in its lock file (-1: nobody's). */
+int iso_box_set_owner(const struct iso_box *b, long uid, char *err, size_t errlen);
 
 /* --init: box_root/N afresh, box/ in it owned by the caller; --cleanup:
  * box_root/N gone. Return 0, or -1 with err set. */

@@ -16,6 +16,7 @@ enum {
 	ISO_DIR_NOREC = 1 << 4,	 /* what proctord's binds always are */
 	ISO_DIR_REMOVE = 1 << 5, /* IN=: no rule, and proctord's box nothing at IN */
 	ISO_DIR_DEV = 1 << 6,	 /* devices usable (proctord's --dev-bind, read-only) */
+	ISO_DIR_SKIP = 1 << 7,	 /* iso_run's: a :maybe source that is not there */
 };
 
 struct iso_dir {

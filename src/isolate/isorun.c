@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "isocaller.h"
+#include "isopaths.h"
 #include "util.h"
 
 /* A NULL-ended list of strings it owns. */
@@ -117,7 +119,8 @@ int iso_map_path(const struct iso_opts *o, const char *boxdir, const char *inner
 	for (size_t i = 0; i < o->ndirs; i++) {
 		const struct iso_dir *d = &o->dirs[i];
 
-		if (!(d->flags & (ISO_DIR_TMP | ISO_DIR_REMOVE)) && iso_below(abs, d->in) &&
+		if (!(d->flags & (ISO_DIR_TMP | ISO_DIR_REMOVE | ISO_DIR_SKIP)) &&
+		    iso_below(abs, d->in) &&
 		    (!from || strlen(d->in) > strlen(from))) {
 			from = d->in;
 			to = d->out;
@@ -205,27 +208,68 @@ static void iso_limits(const struct iso_opts *o, struct iso_argv *a)
 }
 
 /* The directory rules as binds; :tmp on /tmp and /dev/shm is what the box
- * has already, :maybe skips a missing source, IN= leaves out what the box
- * has at IN (--box-omit). */
-static void iso_binds(const struct iso_opts *o, struct iso_argv *a)
+ * has already, IN= leaves out what the box has at IN (--box-omit). A
+ * source is its path, or (set-user-ID) the descriptor iso_sources opened
+ * with the caller's rights. */
+static void iso_binds(const struct iso_opts *o, const int *fds, struct iso_argv *a)
+{
+	for (size_t i = 0; i < o->ndirs; i++) {
+		const struct iso_dir *d = &o->dirs[i];
+		const char *opt = d->flags & ISO_DIR_RW    ? "--bind"
+				  : d->flags & ISO_DIR_DEV ? "--dev-bind"
+							   : "--ro-bind";
+
+		if (d->flags & ISO_DIR_REMOVE)
+			iso_argv_addf(a, "--box-omit", "%s", d->in);
+		if (d->flags & (ISO_DIR_TMP | ISO_DIR_REMOVE | ISO_DIR_SKIP))
+			continue;
+		if (fds[i] >= 0)
+			iso_argv_addf(a, opt, "/proc/self/fd/%d:%s", fds[i], d->in);
+		else
+			iso_argv_addf(a, opt, "%s:%s", d->out, d->in);
+	}
+}
+
+/* The rules' sources, in o (a copy of the caller's): a :maybe one that is
+ * missing marked ISO_DIR_SKIP. Set-user-ID, each is opened here with the
+ * caller's rights, as isolate mounts it as the caller (a directory it
+ * cannot reach is refused, whatever root could), into fds, and its out
+ * made the path it has (the redirects are mapped through it); sudo,
+ * proctord opens them. Returns 0, or -1 with err set. */
+static int iso_sources(struct iso_opts *o, const struct iso_caller *c, int *fds, char *err,
+		       size_t errlen)
 {
 	struct stat st;
 
 	for (size_t i = 0; i < o->ndirs; i++) {
-		const struct iso_dir *d = &o->dirs[i];
+		struct iso_dir *d = &o->dirs[i];
+		char link[64];
+		ssize_t n;
 
-		if (d->flags & ISO_DIR_REMOVE)
-			iso_argv_addf(a, "--box-omit", "%s", d->in);
+		fds[i] = -1;
 		if (d->flags & (ISO_DIR_TMP | ISO_DIR_REMOVE))
 			continue;
-		if ((d->flags & ISO_DIR_MAYBE) && stat(d->out, &st) < 0)
+		if (!c->setuid) {
+			if ((d->flags & ISO_DIR_MAYBE) && stat(d->out, &st) < 0)
+				d->flags |= ISO_DIR_SKIP;
 			continue;
-		iso_argv_addf(a,
-			      d->flags & ISO_DIR_RW    ? "--bind"
-			      : d->flags & ISO_DIR_DEV ? "--dev-bind"
-						       : "--ro-bind",
-			      "%s:%s", d->out, d->in);
+		}
+		fds[i] = iso_caller_open(c, d->out, O_PATH | O_CLOEXEC, 0);
+		if (fds[i] < 0 && (d->flags & ISO_DIR_MAYBE) && (errno == ENOENT || errno == ENOTDIR)) {
+			d->flags |= ISO_DIR_SKIP;
+			continue;
+		}
+		if (fds[i] < 0)
+			return iso_box_fail(err, errlen, "Cannot bind %s on %s: %s", d->out, d->in,
+					    strerror(errno));
+		snprintf(link, sizeof link, "/proc/self/fd/%d", fds[i]);
+		n = readlink(link, d->out, sizeof d->out - 1);
+		if (n <= 0 || d->out[0] != '/')
+			return iso_box_fail(err, errlen, "Cannot bind %s: cannot tell where it is",
+					    d->in);
+		d->out[n] = '\0';
 	}
+	return 0;
 }
 
 static int iso_stdio(const struct iso_opts *o, const struct iso_box *b, struct iso_argv *a,
@@ -249,17 +293,24 @@ static int iso_stdio(const struct iso_opts *o, const struct iso_box *b, struct i
 	return 0;
 }
 
-/* $PROCTORD (not when set-user-ID), else the proctord beside us, else the
- * one on the PATH. */
-static void iso_proctord(struct iso_argv *a)
+/* Set-user-ID: the proctord of the installation (iso_proctord_path),
+ * root's alone. Else $PROCTORD, else the proctord beside us, else the one
+ * on the PATH. Returns 0, or -1 with err set. */
+static int iso_proctord(const struct iso_caller *c, struct iso_argv *a, char *err, size_t errlen)
 {
 	const char *env = getenv("PROCTORD");
 	char buf[4096];
 	ssize_t n;
 
-	if (env && *env && getuid() == geteuid()) {
+	if (c->setuid) {
+		if (iso_caller_trusted(iso_proctord_path, err, errlen) < 0)
+			return -1;
+		iso_argv_add(a, iso_proctord_path);
+		return 0;
+	}
+	if (env && *env) {
 		iso_argv_add(a, env);
-		return;
+		return 0;
 	}
 	n = readlink("/proc/self/exe", buf, sizeof buf - sizeof "/proctord");
 	if (n > 0) {
@@ -271,28 +322,41 @@ static void iso_proctord(struct iso_argv *a)
 			memcpy(slash, "/proctord", sizeof "/proctord");
 			if (access(buf, X_OK) == 0) {
 				iso_argv_add(a, buf);
-				return;
+				return 0;
 			}
 		}
 	}
 	iso_argv_add(a, "proctord");
+	return 0;
 }
 
+/* What a run hands proctord: its command line, the descriptors it
+ * inherits (the report, the end pipe, the binds' sources), who asked. */
+struct iso_launch {
+	struct iso_argv argv;
+	const struct iso_caller *caller;
+	int report_fd, end[2];
+	int fds[ISO_MAX_DIRS]; /* iso_sources' (-1: none) */
+};
+
 /* proctord's whole command line. */
-static int iso_command(const struct iso_opts *o, const struct iso_box *b, int report_fd, int end_fd,
-		       struct iso_argv *a, char *err, size_t errlen)
+static int iso_command(const struct iso_opts *o, const struct iso_box *b, struct iso_launch *l,
+		       char *err, size_t errlen)
 {
-	iso_proctord(a);
+	struct iso_argv *a = &l->argv;
+
+	if (iso_proctord(l->caller, a, err, errlen) < 0)
+		return -1;
 	iso_argv_addf(a, "--dir", "%s.run", b->lock);
-	iso_argv_addf(a, "--report-fd", "%d", report_fd);
-	iso_argv_addf(a, "--end-fd", "%d", end_fd);
+	iso_argv_addf(a, "--report-fd", "%d", l->report_fd);
+	iso_argv_addf(a, "--end-fd", "%d", l->end[1]);
 	iso_argv_addf(a, "--box", "%s", b->box);
 	iso_argv_addf(a, "--user", "%u", (unsigned)b->uid);
 	iso_argv_addf(a, "--group", "%u", (unsigned)b->gid);
 	if (o->share_net)
 		iso_argv_add(a, "--share-net");
 	iso_limits(o, a);
-	iso_binds(o, a);
+	iso_binds(o, l->fds, a);
 	iso_env_build(o, a);
 	if (iso_stdio(o, b, a, err, errlen) < 0)
 		return -1;
@@ -329,33 +393,50 @@ static void iso_signals(void)
 		sigaction(sigs[i], &sa, NULL);
 }
 
+/* The child: proctord, with what it inherits. Set-user-ID, wholly root
+ * first, with an environment of ours (not the caller's: proctord is not
+ * set-user-ID itself, so nothing would clean it). */
+static void iso_exec(const struct iso_launch *l, pid_t parent)
+{
+	static char *const clean_env[] = {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+					  NULL};
+
+	if (iso_caller_become_root(l->caller) < 0) {
+		fprintf(stderr, "Cannot become root for proctord: %s\n", strerror(errno));
+		_exit(127);
+	}
+	/* After the ids' change, which clears it. */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != parent)
+		_exit(127);
+	fcntl(l->end[1], F_SETFD, 0);
+	fcntl(l->report_fd, F_SETFD, 0);
+	for (size_t i = 0; i < ISO_MAX_DIRS; i++)
+		if (l->fds[i] >= 0)
+			fcntl(l->fds[i], F_SETFD, 0);
+	if (l->caller->setuid)
+		execve(l->argv.v[0], l->argv.v, clean_env);
+	else
+		execvp(l->argv.v[0], l->argv.v);
+	fprintf(stderr, "Cannot run %s: %s\n", l->argv.v[0], strerror(errno));
+	_exit(127);
+}
+
 /* Start proctord and wait for its end. Returns its wait status, or -1. */
-static int iso_spawn(struct iso_argv *a, int report_fd, int end[2], char *err, size_t errlen)
+static int iso_spawn(struct iso_launch *l, char *err, size_t errlen)
 {
 	pid_t parent = getpid(), pid;
 	int status;
 
-	if (!a->n || !a->v[0]) {
-		close(end[1]);
-		return iso_box_fail(err, errlen, "no proctord to run");
-	}
 	iso_signals();
 	pid = fork();
 	if (pid < 0) {
-		close(end[1]);
+		close(l->end[1]);
 		return iso_box_fail(err, errlen, "fork: %s", strerror(errno));
 	}
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (getppid() != parent)
-			_exit(127);
-		fcntl(end[1], F_SETFD, 0);
-		fcntl(report_fd, F_SETFD, 0);
-		execvp(a->v[0], a->v);
-		fprintf(stderr, "Cannot run %s: %s\n", a->v[0], strerror(errno));
-		_exit(127);
-	}
-	close(end[1]);
+	if (pid == 0)
+		iso_exec(l, parent);
+	close(l->end[1]);
 	iso_child = pid;
 	if (iso_interrupt)
 		kill(pid, SIGTERM);
@@ -389,29 +470,38 @@ static int iso_report(int fd, int status, struct iso_outcome *r, char *err, size
 			    WEXITSTATUS(status));
 }
 
-int iso_run(const struct iso_opts *o, const struct iso_box *b, struct iso_outcome *r, char *err,
-	    size_t errlen)
+int iso_run(const struct iso_opts *o, const struct iso_box *b, const struct iso_caller *c,
+	    struct iso_outcome *r, char *err, size_t errlen)
 {
-	struct iso_argv a = {0};
-	int report_fd = memfd_create("proctor-isolate-report", MFD_CLOEXEC), end[2], status,
-	    rc = -1;
+	struct iso_launch l = {.caller = c, .report_fd = -1, .end = {-1, -1}};
+	struct iso_opts *mine = xmalloc(sizeof *mine);
+	int status, rc = -1;
 
-	if (report_fd < 0)
-		return iso_box_fail(err, errlen, "memfd_create: %s", strerror(errno));
-	if (pipe2(end, O_CLOEXEC) < 0) {
-		close(report_fd);
-		return iso_box_fail(err, errlen, "pipe: %s", strerror(errno));
-	}
-	if (iso_command(o, b, report_fd, end[1], &a, err, errlen) == 0) {
-		status = iso_spawn(&a, report_fd, end, err, errlen);
+	*mine = *o;
+	for (size_t i = 0; i < ISO_MAX_DIRS; i++)
+		l.fds[i] = -1;
+	l.report_fd = memfd_create("proctor-isolate-report", MFD_CLOEXEC);
+	if (l.report_fd < 0)
+		iso_box_fail(err, errlen, "memfd_create: %s", strerror(errno));
+	else if (pipe2(l.end, O_CLOEXEC) < 0)
+		iso_box_fail(err, errlen, "pipe: %s", strerror(errno));
+	else if (iso_sources(mine, c, l.fds, err, errlen) == 0 &&
+		 iso_command(mine, b, &l, err, errlen) == 0) {
+		status = iso_spawn(&l, err, errlen);
+		l.end[1] = -1; /* iso_spawn's to close */
 		if (status >= 0)
-			rc = iso_report(report_fd, status, r, err, errlen);
+			rc = iso_report(l.report_fd, status, r, err, errlen);
 		r->interrupt = iso_interrupt;
-	} else {
-		close(end[1]);
 	}
-	close(end[0]);
-	close(report_fd);
-	iso_argv_free(&a);
+	for (size_t i = 0; i < ISO_MAX_DIRS; i++)
+		if (l.fds[i] >= 0)
+			close(l.fds[i]);
+	for (int i = 0; i < 2; i++)
+		if (l.end[i] >= 0)
+			close(l.end[i]);
+	if (l.report_fd >= 0)
+		close(l.report_fd);
+	iso_argv_free(&l.argv);
+	free(mine);
 	return rc;
 }

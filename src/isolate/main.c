@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "isobox.h"
+#include "isocaller.h"
+#include "isopaths.h"
 #include "isometa.h"
 #include "isoopt.h"
 #include "isorun.h"
@@ -24,7 +26,8 @@ static void usage(FILE *f)
 	    "\n"
 	    "isolate's command line (2.x, and 1.8's as judge0 passes it) over proctord:\n"
 	    "each --run is one proctord run with --box on box_root/N/box, as the box's\n"
-	    "own uid and gid (first_uid + N). Run by root (sudo).\n"
+	    "own uid and gid (first_uid + N). Run by root (sudo), or set-user-ID root\n"
+	    "for the members of the configuration's setuid_group.\n"
 	    "\n"
 	    "Options: -b, --box-id=N   -M, --meta=FILE   -s, --silent   --cg   --cg-timing\n"
 	    "  -t, --time=S  -x, --extra-time=S  -w, --wall-time=S  (seconds; -x absolute)\n"
@@ -37,11 +40,12 @@ static void usage(FILE *f)
 	    "  -v, --verbose (ignored)\n"
 	    "\n"
 	    "Configuration: $PROCTOR_ISOLATE_CONFIG, else %s (box_root,\n"
-	    "lock_root, first_uid, first_gid, num_boxes). proctord: $PROCTORD, else the one\n"
-	    "beside this program, else the PATH. Exit status: 0 the program exited 0 within\n"
+	    "lock_root, first_uid, first_gid, num_boxes, setuid_group). proctord: $PROCTORD,\n"
+	    "else the one beside this program, else the PATH (set-user-ID: neither variable,\n"
+	    "the compiled-in file and proctord only). Exit status: 0 the program exited 0 within\n"
 	    "its limits; 1 it did not (RE, SG, TO); 2 internal or usage error (XX).\n"
 	    "See proctor-isolate(1).\n",
-	    progname, ISO_CONFIG_PATH);
+	    progname, iso_config_path);
 }
 
 /* The meta file, opened as isolate does before anything can fail, so that
@@ -49,7 +53,7 @@ static void usage(FILE *f)
  * in box/, where an earlier program may have left a symbolic link (to a
  * file root would then truncate) or a FIFO (which would block us): only a
  * regular file or a character device (/dev/null) is written. */
-static int meta_open(const char *path)
+static int meta_open(const struct iso_caller *caller, const char *path)
 {
 	struct stat st;
 	int fd;
@@ -58,7 +62,10 @@ static int meta_open(const char *path)
 		return -1;
 	if (strcmp(path, "-") == 0)
 		return dup(1);
-	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
+	/* With the caller's rights, as isolate: a set-user-ID caller names
+	 * only files it could write itself. */
+	fd = iso_caller_open(caller, path,
+			     O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
 	if (fd >= 0 && (fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) || S_ISCHR(st.st_mode)))) {
 		close(fd);
 		fd = -1;
@@ -108,7 +115,8 @@ static int die(int meta_fd, const char *message)
 	return rc;
 }
 
-static int cmd_run(const struct iso_opts *o, const struct iso_box *b, int meta_fd)
+static int cmd_run(const struct iso_opts *o, const struct iso_box *b, const struct iso_caller *c,
+		   int meta_fd)
 {
 	char err[1024], meta[4096], line[2048], msg[1200];
 	struct iso_outcome r;
@@ -119,7 +127,7 @@ static int cmd_run(const struct iso_opts *o, const struct iso_box *b, int meta_f
 		snprintf(msg, sizeof msg, "Box not found, did you run `%s --init'?", progname);
 		return die(meta_fd, msg);
 	}
-	if (iso_run(o, b, &r, err, sizeof err) < 0)
+	if (iso_run(o, b, c, &r, err, sizeof err) < 0)
 		return die(meta_fd, err);
 	rc = iso_meta(&r, o, meta, sizeof meta, line, sizeof line);
 	meta_write(meta_fd, meta);
@@ -127,24 +135,40 @@ static int cmd_run(const struct iso_opts *o, const struct iso_box *b, int meta_f
 	return rc;
 }
 
-static int cmd_box(const struct iso_opts *o, int meta_fd)
+/* The caller may use proctor-isolate (root; set-user-ID, a member of
+ * setuid_group), and this box (iso_box_may), whose lock is ours. */
+static int cmd_admit(const struct iso_opts *o, const struct iso_caller *caller, struct iso_box *b,
+		     char *err, size_t errlen)
 {
 	struct iso_config c;
+
+	if (iso_config_read(&c, caller, err, errlen) < 0 ||
+	    iso_caller_allowed(caller, c.setuid_group, c.path, err, errlen) < 0 ||
+	    iso_box_find(&c, o->box_id, b, err, errlen) < 0 ||
+	    iso_box_lock(b, o->wait, err, errlen) < 0 ||
+	    iso_box_may(b, caller, o->cmd == ISO_INIT, err, errlen) < 0)
+		return -1;
+	return 0;
+}
+
+static int cmd_box(const struct iso_opts *o, const struct iso_caller *caller, int meta_fd)
+{
 	struct iso_box b;
 	char err[1200];
 
-	if (geteuid() != 0)
-		return die(meta_fd, "proctor-isolate must be run as root (through sudo); the "
-				    "set-user-ID mode is not supported");
-	if (iso_config_read(&c, err, sizeof err) < 0 ||
-	    iso_box_find(&c, o->box_id, &b, err, sizeof err) < 0 ||
-	    iso_box_lock(&b, o->wait, err, sizeof err) < 0)
+	if (cmd_admit(o, caller, &b, err, sizeof err) < 0)
 		return die(meta_fd, err);
 	if (o->cmd == ISO_RUN)
-		return cmd_run(o, &b, meta_fd);
+		return cmd_run(o, &b, caller, meta_fd);
 	if (o->cmd == ISO_CLEANUP)
-		return iso_box_cleanup(&b, err, sizeof err) < 0 ? die(meta_fd, err) : 0;
-	if (iso_box_init(&b, err, sizeof err) < 0)
+		return iso_box_cleanup(&b, err, sizeof err) < 0 ||
+			       iso_box_set_owner(&b, -1, err, sizeof err) < 0
+			   ? die(meta_fd, err)
+			   : 0;
+	/* Owned before it is made: a failed --init leaves it the caller's to
+	 * --init again or --cleanup. */
+	if (iso_box_set_owner(&b, (long)caller->uid, err, sizeof err) < 0 ||
+	    iso_box_init(&b, err, sizeof err) < 0)
 		return die(meta_fd, err);
 	printf("%s\n", b.dir);
 	return 0;
@@ -153,6 +177,9 @@ static int cmd_box(const struct iso_opts *o, int meta_fd)
 int main(int argc, char **argv)
 {
 	static struct iso_opts o;
+	struct iso_caller caller;
+	char caller_err[512];
+	int caller_rc;
 	const char *slash = argc > 0 ? strrchr(argv[0], '/') : NULL;
 	int meta_fd, rc;
 
@@ -171,8 +198,10 @@ int main(int argc, char **argv)
 		printf("%s %s: isolate's command line over proctord\n", progname, PROCTOR_VERSION);
 		return 0;
 	}
-	meta_fd = meta_open(o.meta);
-	rc = cmd_box(&o, meta_fd);
+	/* Not root at all: the meta file is opened as ours anyway. */
+	caller_rc = iso_caller_init(&caller, caller_err, sizeof caller_err);
+	meta_fd = meta_open(&caller, o.meta);
+	rc = caller_rc < 0 ? die(meta_fd, caller_err) : cmd_box(&o, &caller, meta_fd);
 	if (meta_fd >= 0 && close(meta_fd) < 0 && rc < 2) {
 		fprintf(stderr, "Cannot write the meta file: %s\n", strerror(errno));
 		rc = 2;

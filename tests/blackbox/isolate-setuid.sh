@@ -1,0 +1,156 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# proctor-isolate installed set-user-ID root, run by a member of setuid_group: the caller's environment not trusted, what it names opened with its rights, boxes kept to their owner, --cleanup safe against the caller's races.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/lib.sh"
+
+if [ "$(id -u)" != 0 ]; then
+	echo "1..0 # SKIP needs root (to make a set-user-ID root copy of proctor-isolate)"
+	exit 0
+fi
+if ! command -v setpriv >/dev/null 2>&1; then
+	echo "1..0 # SKIP needs setpriv (util-linux) to play the caller"
+	exit 0
+fi
+# The build's copy whose configuration and proctord are the build tree's
+# (src/meson.build); ours is a set-user-ID copy of it in $T.
+SRC=${PROCTOR_ISOLATE_SETUID:-$(dirname "$PROCTORD")/proctor-isolate-setuid-test}
+CONF=$(dirname "$SRC")/isolate-setuid-test.conf
+chmod 0711 "$T"
+mkdir -m 0755 "$T/bin"
+ISO=$T/bin/isolate
+cp "$SRC" "$ISO"
+chown 0:0 "$ISO"
+chmod 4755 "$ISO"
+write_conf() { # extra lines on stdin
+	{
+		echo "box_root = $T/boxes"
+		echo "lock_root = $T/locks"
+		echo "first_uid = 62000"
+		echo "first_gid = 62000"
+		echo "num_boxes = 10"
+		cat
+	} >"$CONF.new"
+	chmod 0644 "$CONF.new"
+	mv -f "$CONF.new" "$CONF"
+}
+echo "setuid_group = nogroup" | write_conf
+trap 'rm -f "$CONF"; bb_cleanup' EXIT
+
+if ! setpriv --reuid=nobody --regid=nogroup --clear-groups "$ISO" --version >/dev/null 2>&1; then
+	echo "1..0 # SKIP $T is not where nobody can run a set-user-ID program (nosuid, or modes)"
+	exit 0
+fi
+# The callers: nobody (in nogroup, setuid_group), daemon in nogroup too,
+# and daemon in its own group only.
+AS=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+AS2=(setpriv --reuid=daemon --regid=nogroup --clear-groups)
+OUT=(setpriv --reuid=daemon --regid=daemon --clear-groups)
+NOBODY=$(id -u nobody)
+
+# The caller's own directory, and a tree it cannot reach: secret/ is
+# root's 0700, secret/pub 0755 and its file 0644, so only the way there
+# keeps the caller out (a bind as root would hand it to the box).
+install -d -m 0700 -o nobody "$T/u"
+install -d -m 0755 -o nobody "$T/u/data"
+echo "the caller's" >"$T/u/data/f"
+chmod 0644 "$T/u/data/f"
+install -d -m 0700 "$T/secret"
+install -d -m 0755 "$T/secret/pub"
+echo s3cret >"$T/secret/pub/f"
+chmod 0644 "$T/secret/pub/f"
+install -d -m 0700 "$T/rootonly"
+
+W=$("${AS[@]}" "$ISO" -b 0 --init)
+check_eq "--init by a member of setuid_group prints box_root/N and exits 0" "$T/boxes/0:0" "$W:$?"
+check_eq "...box/ is the caller's, mode 0700" "700:$NOBODY" "$(stat -c %a:%u "$W/box" 2>/dev/null)"
+check_eq "...box_root/N and the lock are root's" "0:0" \
+	"$(stat -c %u "$W"):$(stat -c %u "$T/locks/0")"
+check_eq "...the lock names its owner" "owner $NOBODY" "$(cat "$T/locks/0")"
+
+out=$("${AS[@]}" "$ISO" -b 0 -M "$T/u/meta" --run -- /bin/echo hi 2>"$T/err")
+check_eq "--run by the owner: the program's output, exit 0" "hi:0" "$out:$?"
+check_eq "...the meta file was created with the caller's rights (its owner)" "$NOBODY" \
+	"$(stat -c %u "$T/u/meta" 2>/dev/null)"
+check_re "...and holds the run" 'exitcode:0$' "$(cat "$T/u/meta")"
+
+"${AS[@]}" "$ISO" -b 0 -M "$T/rootonly/meta" --run -- /bin/true 2>"$T/err"
+check_eq "a meta file where the caller cannot write: exit 2, nothing made" "2:absent" \
+	"$?:$([ -e "$T/rootonly/meta" ] && echo there || echo absent)"
+check_re "...said so" "Failed to open meta file '$T/rootonly/meta': Permission denied" "$(cat "$T/err")"
+
+out=$("${AS[@]}" "$ISO" -b 0 -M "$T/u/meta" --dir=/d="$T/u/data" --run -- /bin/cat /d/f 2>"$T/err")
+check_eq "--dir of a directory the caller reaches: the program reads it" "the caller's:0" "$out:$?"
+
+for src in "$T/secret/pub" "$T/u/link"; do
+	[ "$src" = "$T/u/link" ] && setpriv --reuid=nobody --regid=nogroup --clear-groups ln -s "$T/secret/pub" "$T/u/link"
+	out=$("${AS[@]}" "$ISO" -b 0 -M "$T/u/meta" --dir=/s="$src" --run -- /bin/cat /s/f 2>"$T/err")
+	rc=$?
+	check_eq "--dir=/s=${src#"$T"/}: a directory root reaches but the caller does not is refused (XX, exit 2)" \
+		"2::status:XX" "$rc:$out:$(grep '^status:' "$T/u/meta")"
+	check_re "...saying why" "Cannot bind $src on /s: Permission denied" "$(cat "$T/err")"
+done
+out=$("${AS[@]}" "$ISO" -b 0 -M "$T/u/meta" --dir=/s="$T/secret/pub:maybe" --run -- /bin/true 2>"$T/err")
+check_eq "...:maybe does not hide it (only a missing source is skipped)" 2 "$?"
+out=$("${AS[@]}" "$ISO" -b 0 -M "$T/u/meta" --dir=/s="$T/u/none:maybe" --run -- /bin/echo ran 2>"$T/err")
+check_eq "a missing :maybe source is skipped" "ran:0" "$out:$?"
+
+# The redirects are the box user's, through the caller's sources.
+"${AS[@]}" sh -c "echo '3 4' >'$W/box/in.txt'"
+"${AS[@]}" "$ISO" -b 0 -M "$T/u/meta" -i in.txt -o out.txt --run -- /bin/cat 2>"$T/err"
+check_eq "-i and -o in the box" "0:3 4" "$?:$(cat "$W/box/out.txt" 2>/dev/null)"
+
+# The caller's environment is its own: none of it reaches what runs as root.
+printf '#!/bin/sh\ntouch %s/pwned\n' "$T" >"$T/evil"
+chmod 0755 "$T/evil"
+echo "box_root = $T/evil-boxes" >"$T/evil.conf"
+chmod 0644 "$T/evil.conf"
+out=$(env PROCTOR_ISOLATE_CONFIG="$T/evil.conf" PROCTORD="$T/evil" PROCTORD_FAIL_AT=cgroups \
+	LD_PRELOAD="$T/nothing.so" PATH="$T:$PATH" "${AS[@]}" "$ISO" -b 0 -M "$T/u/meta" --run -- /bin/echo hi 2>"$T/err")
+check_eq "\$PROCTORD, \$PROCTOR_ISOLATE_CONFIG, \$PROCTORD_FAIL_AT, \$LD_PRELOAD are not obeyed" \
+	"hi:0:none:none" "$out:$?:$([ -e "$T/pwned" ] && echo pwned || echo none):$([ -e "$T/evil-boxes" ] && echo made || echo none)"
+
+# Who may: setuid_group's members, and a box only its owner.
+"${OUT[@]}" "$ISO" -b 1 --init >/dev/null 2>"$T/err"
+check_eq "a caller outside setuid_group is refused (exit 2)" 2 "$?"
+check_re "...saying so" "not in group nogroup" "$(cat "$T/err")"
+for cmd in --init --cleanup "--run -- /bin/true"; do
+	# shellcheck disable=SC2086 # $cmd is words
+	"${AS2[@]}" "$ISO" -b 0 $cmd >/dev/null 2>"$T/err"
+	check_eq "$cmd on another member's box is refused (exit 2)" 2 "$?"
+	check_re "...as isolate 2.x says it" "This box belongs to a different user \\(uid $NOBODY\\)" "$(cat "$T/err")"
+done
+check "...and the box is still there" test -d "$W/box"
+
+# --cleanup: root removes what the caller and the program left, without
+# following what they put there. A link to a root directory, a deep tree,
+# a directory of the box user's mode 0.
+"${AS[@]}" "$ISO" -b 0 -M "$T/u/meta" -p --run -- /bin/sh -c \
+	'mkdir -p a/b/c && touch a/b/c/f && mkdir locked && touch locked/f && chmod 0 locked' 2>"$T/err"
+check_eq "the program leaves a tree of its own in box/" 0 "$?"
+install -d -m 0755 "$T/victim"
+touch "$T/victim/keep"
+"${AS[@]}" sh -c "cd '$W/box' && ln -s '$T/victim' v && ln -s '$T/victim/keep' k && p=deep && i=0 &&
+	while [ \$i -lt 300 ]; do mkdir \$p 2>/dev/null || break; p=\$p/d; i=\$((i+1)); done"
+"${AS[@]}" "$ISO" -b 0 --cleanup 2>"$T/err"
+check_eq "--cleanup by the owner removes box_root/N whole, exit 0" "0:gone" \
+	"$?:$([ -e "$W" ] && echo there || echo gone)"
+check "...following none of the links left in it" test -e "$T/victim/keep"
+check_eq "...and the box is nobody's again" "" "$(cat "$T/locks/0")"
+W2=$("${AS2[@]}" "$ISO" -b 0 --init)
+check_eq "...so another member may --init it" "$T/boxes/0:0" "$W2:$?"
+"${AS2[@]}" "$ISO" -b 0 --cleanup
+
+# The configuration is trusted only as root's alone.
+printf 'box_root = %s/boxes\nlock_root = %s/locks\n' "$T" "$T" | write_conf
+"${AS[@]}" "$ISO" -b 2 --init >/dev/null 2>"$T/err"
+check_eq "a configuration without setuid_group: every set-user-ID caller refused" 2 "$?"
+check_re "...saying so" "names no setuid_group" "$(cat "$T/err")"
+echo "setuid_group = nogroup" | write_conf
+chmod 0666 "$CONF"
+"${AS[@]}" "$ISO" -b 2 --init >/dev/null 2>"$T/err"
+check_eq "a configuration others may write: refused" 2 "$?"
+check_re "...saying so" "must be root's and writable by root alone" "$(cat "$T/err")"
+chmod 0644 "$CONF"
+
+done_testing
