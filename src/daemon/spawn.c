@@ -1112,7 +1112,9 @@ enum spawn_pidns spawn_pidns_wanted(void)
 	return identity_has_caps(IDENTITY_BIT(CAP_SETFCAP)) ? SPAWN_PIDNS_USER : SPAWN_PIDNS;
 }
 
-int spawn_pidns_probe(enum spawn_pidns ns)
+/* In spawn_pidns_probe's child: make the namespace as a start would, its
+ * init exiting at once. Returns 0, or the errno. */
+static int spawn_pidns_try(enum spawn_pidns ns)
 {
 	struct clone_args args;
 	long pid;
@@ -1136,6 +1138,26 @@ int spawn_pidns_probe(enum spawn_pidns ns)
 	while (waitpid((pid_t)pid, &st, 0) < 0 && errno == EINTR)
 		;
 	return 0;
+}
+
+/* In a child of its own: without clone3 (a runtime's seccomp profile), the
+ * PID namespace is unshared by the caller itself, whose next children are
+ * then born in it; where setns cannot take the caller back (uid 0 of a user
+ * namespace that does not own the caller's PID namespace: proctor-entry's
+ * in a container), that namespace's init has ended and every later fork of
+ * --check failed with ENOMEM. */
+int spawn_pidns_probe(enum spawn_pidns ns)
+{
+	pid_t pid = fork();
+	int st = 0;
+
+	if (pid < 0)
+		return errno;
+	if (pid == 0)
+		_exit(spawn_pidns_try(ns));
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : ECHILD;
 }
 
 /* The descriptors of one start: the set-up error pipe, the init's status

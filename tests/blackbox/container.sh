@@ -75,37 +75,7 @@ fi
 python3 "$src/contrib/container/proctor-seccomp.py" "$CTR_SECCOMP_DEFAULT" >"$PST/0.seccomp.json"
 cp "$PST/0.seccomp.json" "$PST/1.seccomp.json"
 
-# The cases, run by the container's PID 1 (sh), each result a file in /out.
-cat >"$R/cases.sh" <<'EOF'
-cd /
-o=/out
-# On cgroup v2, proctor-entry made PROCTORD proctord-cgroup: each proctord
-# (proctor run's, and this --check) in a cgroup of its own.
-run() {
-	n=$1
-	shift
-	proctor run --json "$o/$n.json" "$@"
-	echo $? >"$o/$n.rc"
-}
-"${PROCTORD:-proctord}" --check --strict --box /srv/box --memory-max 64MiB --pids 16 >$o/check.txt 2>&1
-echo $? >$o/check.rc
-run core --box /srv/box --wall-time 10s -- sh -c '
-	cat /srv/secret 2>/dev/null || echo secret: unreadable
-	if (: >/usr/x) 2>/dev/null; then echo usr: written; else echo usr: refused; fi
-	cd /proc && echo [0-9]*' >$o/core.out 2>$o/core.err
-run mem --box /srv/box --ro-bind /progs --memory-max 64MiB --wall-time 10s -- /progs/hold 200 /tmp/r /tmp/f 2>$o/mem.err
-# A fork bomb only where a limit holds it (a cgroup, or RLIMIT_NPROC in a
-# user namespace): never against the host's own limits.
-if ! grep -q '^pids .*NOT enforced' $o/check.txt; then
-	run pids --box /srv/box --ro-bind /progs --pids 16 --wall-time 2s -- /progs/forkbomb /box/full 2>$o/pids.err
-	if [ -e /srv/box/full ]; then echo refused; else echo none; fi >$o/pids.full
-	rm -f /srv/box/full
-fi
-run cpu --cpu-time 500ms --wall-time 10s -- /progs/spin 2>$o/cpu.err
-run outl --output-limit 1MiB --wall-time 10s -- yes >$o/outl.out 2>$o/outl.err
-ls -A /srv/box | tr '\n' ' ' >$o/left.box
-cd /proc && echo [0-9]* >$o/left.procs
-EOF
+ctr_cases "$R"
 
 # --- the two containers -----------------------------------------------------
 # podman_run WHO OUT ARGS...: podman run the image as WHO (root or the
@@ -140,8 +110,6 @@ else
 	whos=root
 fi
 
-json_get() { jsonget "$1" "$2" 2>/dev/null | tr -d ' \n'; }
-
 for who in $whos; do
 	tag=rootful
 	[ "$who" = root ] || tag=rootless
@@ -159,43 +127,8 @@ for who in $whos; do
 		continue
 	fi
 	ok "[$tag] the container runs (no capability added, no --privileged)"
-	diag "$(grep -E '^(cgroups|identity|memory_max|pids|seccomp|/proc masks|cgroup ns|user ns) ' "$out/check.txt")"
 
-	check_eq "[$tag] --box: a file of the container outside the box is unreadable, /usr is read-only, /proc lists only the box's init and program" \
-		"secret: unreadable;usr: refused;1 2;" "$(tr '\n' ';' <"$out/core.out")" ||
-		diag "$(cat "$out/core.err")"
-
-	# The limits: enforced where --check says they are; where it says
-	# not, --check --strict exits 3 and the run lists them in not_enforced.
-	crc=$(cat "$out/check.rc")
-	if grep -q '^memory_max .*NOT enforced' "$out/check.txt"; then
-		check_eq "[$tag] memory_max not enforceable here: --check --strict says so (exit 3)" 3 "$crc"
-		check_re "[$tag] ...and the run's not_enforced lists memory_max" '"memory_max"' \
-			"$(json_get "$out/mem.json" not_enforced)"
-	else
-		check_eq "[$tag] --memory-max 64MiB on 200 MiB is killed memory" \
-			"killed memory" "$(jsonget "$out/mem.json" status.head)" || diag "$(cat "$out/mem.err")"
-	fi
-	if grep -q '^pids .*NOT enforced' "$out/check.txt"; then
-		check_eq "[$tag] pids not enforceable here: --check --strict says so (exit 3; no fork bomb run)" \
-			3 "$crc"
-	else
-		check_eq "[$tag] --pids 16 stops a fork bomb: forks refused, the wall time ends it" \
-			"refused killed wall-time" \
-			"$(cat "$out/pids.full") $(jsonget "$out/pids.json" status.head)" || diag "$(cat "$out/pids.err")"
-	fi
-	[ "$crc" = 0 ] || [ "$crc" = 3 ] || { not_ok "[$tag] --check --strict exits 0 or 3"; diag "$(cat "$out/check.txt")"; }
-	check_eq "[$tag] --cpu-time 500ms on a spinner is killed cpu-time (exit 152)" \
-		"killed cpu-time 152" "$(jsonget "$out/cpu.json" status.head) $(cat "$out/cpu.rc")" ||
-		diag "$(cat "$out/cpu.err")"
-	# The README's overshoot figure: 15 ms at most (limits.sh's bound).
-	native timing check_range "[$tag] ...the CPU reported within the limit + 15 ms" 500000 515000 \
-		"$(json_get "$out/cpu.json" cpu_us)"
-	check_eq "[$tag] --output-limit 1MiB on yes: killed output (exit 153), 1 MiB delivered" \
-		"killed output 153 1048576" \
-		"$(jsonget "$out/outl.json" status.head) $(cat "$out/outl.rc") $(wc -c <"$out/outl.out")"
-	check_eq "[$tag] nothing left behind: the box directory empty, no process but the container's PID 1" \
-		"|1" "$(cat "$out/left.box")|$(cat "$out/left.procs")"
+	ctr_judge "$tag" "$out"
 
 	# proctor run as the container's entry point: PID 1 (the entry and the
 	# shell exec it), its exit code the program's (it once took
@@ -203,9 +136,7 @@ for who in $whos; do
 	podman_run "$who" "$out" /usr/local/bin/proctor-entry sh -c 'echo "pid $$"
 		exec proctor run --json /out/pid1.json --wall-time 10s -- sh -c "exit 7"' >"$T/$tag.pid1" 2>&1
 	rc=$?
-	check_eq "[$tag] proctor run as the container's PID 1: the program's exit code (7) and its verdict" \
-		"pid 1 7 exited 7" "$(grep '^pid' "$T/$tag.pid1") $rc $(jsonget "$out/pid1.json" status.head)" ||
-		diag "$(cat "$T/$tag.pid1")"
+	ctr_judge_pid1 "$tag" "$T/$tag.pid1" "$rc" "$out/pid1.json"
 done
 
 done_testing

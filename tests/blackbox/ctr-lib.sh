@@ -1,23 +1,31 @@
 # SPDX-License-Identifier: ISC
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # CTR_* are for the scripts that source this
-# The image of the container tests (tests/blackbox/container.sh, tests/bench/container.sh): meson install's tree FROM scratch, with what it loads, a shell and busybox's tools, and contrib/container's entry point. Sourced by bash.
+# The image of the container tests (tests/blackbox/container.sh and docker.sh, tests/bench/container.sh): meson install's tree FROM scratch, with what it loads, a shell and busybox's tools, and contrib/container's entry point; the cases the black-box scripts run in it, and their TAP lines. Sourced by bash.
 
-# ctr_need: CTR_WHY is empty when this host has what the image and Podman
-# need (root, podman, runc on a hybrid host, meson, dash, busybox,
-# Podman's default seccomp profile), else it says what is missing. Sets
-# CTR_RUNTIME (podman's --runtime, as an array).
-ctr_need() {
+# ctr_need_image: CTR_WHY is empty when this host has what the image needs
+# (root, meson, python3, dash, busybox, ldd), else it says what is missing.
+ctr_need_image() {
 	local tool
 	CTR_WHY=''
-	CTR_RUNTIME=()
 	if [ "$(id -u)" != 0 ]; then
-		CTR_WHY="needs root (to run Podman rootful and make a throw-away user)"
+		CTR_WHY="needs root (to run the container runtime rootful)"
 		return
 	fi
-	for tool in podman meson python3 dash busybox ldd; do
+	for tool in meson python3 dash busybox ldd; do
 		command -v "$tool" >/dev/null || { CTR_WHY="no $tool"; return; }
 	done
+}
+
+# ctr_need: CTR_WHY is empty when this host has what the image and Podman
+# need (ctr_need_image's, podman, runc on a hybrid host, Podman's default
+# seccomp profile), else it says what is missing. Sets CTR_RUNTIME
+# (podman's --runtime, as an array).
+ctr_need() {
+	CTR_RUNTIME=()
+	ctr_need_image
+	[ -z "$CTR_WHY" ] || return
+	command -v podman >/dev/null || { CTR_WHY="no podman"; return; }
 	# Debian 12's crun refuses hybrid hosts; runc runs on both.
 	if command -v runc >/dev/null; then
 		CTR_RUNTIME=(--runtime "$(command -v runc)")
@@ -87,4 +95,101 @@ ctr_podman() {
 		"${CTR_RUNTIME[@]}" --network=none --ulimit nofile=1024:4096 --ulimit nproc=4096:8192
 		--security-opt unmask=/proc/* --security-opt seccomp="$st.seccomp.json"
 		--cgroupns=private --security-opt unmask=/sys/fs/cgroup "$@")
+}
+
+# ctr_cases ROOT: ROOT/cases.sh, the cases a container's PID 1 (sh) runs,
+# each result a file in /out: --check --strict, the box's core, the limits,
+# what is left behind.
+ctr_cases() {
+	cat >"$1/cases.sh" <<'EOF'
+cd /
+o=/out
+# On cgroup v2, proctor-entry made PROCTORD proctord-cgroup: each proctord
+# (proctor run's, and this --check) in a cgroup of its own.
+run() {
+	n=$1
+	shift
+	proctor run --json "$o/$n.json" "$@"
+	echo $? >"$o/$n.rc"
+}
+"${PROCTORD:-proctord}" --check --strict --box /srv/box --memory-max 64MiB --pids 16 >$o/check.txt 2>&1
+echo $? >$o/check.rc
+run core --box /srv/box --wall-time 10s -- sh -c '
+	cat /srv/secret 2>/dev/null || echo secret: unreadable
+	if (: >/usr/x) 2>/dev/null; then echo usr: written; else echo usr: refused; fi
+	cd /proc && echo [0-9]*' >$o/core.out 2>$o/core.err
+run mem --box /srv/box --ro-bind /progs --memory-max 64MiB --wall-time 10s -- /progs/hold 200 /tmp/r /tmp/f 2>$o/mem.err
+# A fork bomb only where a limit holds it (a cgroup, or RLIMIT_NPROC in a
+# user namespace): never against the host's own limits.
+if ! grep -q '^pids .*NOT enforced' $o/check.txt; then
+	run pids --box /srv/box --ro-bind /progs --pids 16 --wall-time 2s -- /progs/forkbomb /box/full 2>$o/pids.err
+	if [ -e /srv/box/full ]; then echo refused; else echo none; fi >$o/pids.full
+	rm -f /srv/box/full
+fi
+run cpu --cpu-time 500ms --wall-time 10s -- /progs/spin 2>$o/cpu.err
+run outl --output-limit 1MiB --wall-time 10s -- yes >$o/outl.out 2>$o/outl.err
+ls -A /srv/box | tr '\n' ' ' >$o/left.box
+cd /proc && echo [0-9]* >$o/left.procs
+EOF
+}
+
+json_get() { jsonget "$1" "$2" 2>/dev/null | tr -d ' \n'; }
+
+# ctr_judge TAG OUT: the TAP lines of the results cases.sh left in OUT.
+ctr_judge() {
+	local tag=$1 out=$2 crc
+	diag "$(grep -E '^(cgroups|identity|memory_max|pids|seccomp|/proc masks|cgroup ns|user ns) ' "$out/check.txt")"
+	check_eq "[$tag] --box: a file of the container outside the box is unreadable, /usr is read-only, /proc lists only the box's init and program" \
+		"secret: unreadable;usr: refused;1 2;" "$(tr '\n' ';' <"$out/core.out")" ||
+		diag "$(cat "$out/core.err")"
+
+	# The limits: enforced where --check says they are; where it says
+	# not, --check --strict exits 3 and the run lists them in not_enforced.
+	crc=$(cat "$out/check.rc")
+	if grep -q '^memory_max .*NOT enforced' "$out/check.txt"; then
+		check_eq "[$tag] memory_max not enforceable here: --check --strict says so (exit 3)" 3 "$crc"
+		check_re "[$tag] ...and the run's not_enforced lists memory_max" '"memory_max"' \
+			"$(json_get "$out/mem.json" not_enforced)"
+	else
+		check_eq "[$tag] --memory-max 64MiB on 200 MiB is killed memory" \
+			"killed memory" "$(jsonget "$out/mem.json" status.head)" || diag "$(cat "$out/mem.err")"
+	fi
+	if grep -q '^pids .*NOT enforced' "$out/check.txt"; then
+		check_eq "[$tag] pids not enforceable here: --check --strict says so (exit 3; no fork bomb run)" \
+			3 "$crc"
+	else
+		check_eq "[$tag] --pids 16 stops a fork bomb: forks refused, the wall time ends it" \
+			"refused killed wall-time" \
+			"$(cat "$out/pids.full") $(jsonget "$out/pids.json" status.head)" || diag "$(cat "$out/pids.err")"
+	fi
+	# Where it names nothing NOT enforced, the readiness check passes (it
+	# once failed under Docker's profile: fork ENOMEM after its PID
+	# namespace probe).
+	if grep -q 'NOT enforced' "$out/check.txt"; then
+		[ "$crc" = 3 ] || { not_ok "[$tag] --check --strict exits 3"; diag "$(cat "$out/check.txt")"; }
+	else
+		check_eq "[$tag] --check --strict --box with the limits, the readiness check, exits 0" 0 "$crc" ||
+			diag "$(grep -E '^cannot be honoured' "$out/check.txt")"
+	fi
+	check_eq "[$tag] --cpu-time 500ms on a spinner is killed cpu-time (exit 152)" \
+		"killed cpu-time 152" "$(jsonget "$out/cpu.json" status.head) $(cat "$out/cpu.rc")" ||
+		diag "$(cat "$out/cpu.err")"
+	# The README's overshoot figure: 15 ms at most (limits.sh's bound).
+	native timing check_range "[$tag] ...the CPU reported within the limit + 15 ms" 500000 515000 \
+		"$(json_get "$out/cpu.json" cpu_us)"
+	check_eq "[$tag] --output-limit 1MiB on yes: killed output (exit 153), 1 MiB delivered" \
+		"killed output 153 1048576" \
+		"$(jsonget "$out/outl.json" status.head) $(cat "$out/outl.rc") $(wc -c <"$out/outl.out")"
+	check_eq "[$tag] nothing left behind: the box directory empty, no process but the container's PID 1" \
+		"|1" "$(cat "$out/left.box")|$(cat "$out/left.procs")"
+}
+
+# ctr_judge_pid1 TAG LOG RC JSON: proctor run as the container's entry
+# point, exec'd by sh, which printed "pid $$" to LOG: PID 1, its exit code
+# RC the program's (it once took getppid() == 1 for a dead parent: 125).
+ctr_judge_pid1() {
+	local tag=$1
+	check_eq "[$tag] proctor run as the container's PID 1: the program's exit code (7) and its verdict" \
+		"pid 1 7 exited 7" "$(grep '^pid' "$2") $3 $(jsonget "$4" status.head)" ||
+		diag "$(cat "$2")"
 }

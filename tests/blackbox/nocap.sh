@@ -138,6 +138,17 @@ check_re "...it says proctord is uid 0 without CAP_SYS_ADMIN, and takes the user
 check_re "...and that a seccomp filter is on it, with the flag for a profile" \
 	$'\nseccomp +a filter is on proctord \\(Seccomp: 2.*--security-opt seccomp=PROFILE' "$CHK_OUT"
 
+# uid 0 of a user namespace under Docker's profile (clone3 ENOSYS), as
+# proctor-entry makes it in a Docker container on a hybrid host: the PID
+# namespace through unshare, from which setns cannot return (the user
+# namespace does not own the caller's PID namespace). --check's probe once
+# did that in --check itself, whose later forks all failed (ENOMEM).
+as userprofile unshare --user --map-root-user "$PROGS/denysys" clone3:ENOSYS sethostname:EPERM keyctl:EPERM --
+check_as userprofile --strict --box "$BOX"
+check_eq "[uid 0 of a user namespace under a runtime's profile] --check --strict --box exits 0: the box can be made" 0 "$CHK_RC" ||
+	diag "$(grep -E '^(cannot|pid namespace)' <<<"$CHK_OUT")"
+check_re "...its trial made the box" $'\nbox tried +made and entered by --check' "$CHK_OUT"
+
 check_as nocaps --strict --box "$BOX"
 check_eq "[uid 0 without any capability] the readiness check exits 3: the box cannot be made" 3 "$CHK_RC"
 check_re "...naming the capabilities the runtime can add" \
