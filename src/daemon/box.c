@@ -22,7 +22,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
@@ -537,13 +540,15 @@ int box_prepare(struct box *b, const struct config *c, uid_t uid, gid_t gid, cha
 
 	memset(b, 0, sizeof *b);
 	if (!c->box) {
-		if (c->ro_bind.n || c->bind.n || c->dev_bind.n || c->box_omit.n || c->share_net) {
+		if (c->ro_bind.n || c->bind.n || c->dev_bind.n || c->box_omit.n || c->share_net ||
+		    c->loopback) {
 			snprintf(err, errlen, "--%s: only in a box (give --box DIR)",
 				 c->ro_bind.n	 ? "ro-bind"
 				 : c->bind.n	 ? "bind"
 				 : c->dev_bind.n ? "dev-bind"
 				 : c->box_omit.n ? "box-omit"
-						 : "share-net");
+				 : c->share_net	 ? "share-net"
+						 : "loopback");
 			return -1;
 		}
 		return 0;
@@ -551,6 +556,7 @@ int box_prepare(struct box *b, const struct config *c, uid_t uid, gid_t gid, cha
 	b->active = 1;
 	/* --unshare-net says otherwise: it wins. */
 	b->share_net = c->share_net && !c->unshare_net;
+	b->loopback = c->loopback && !b->share_net;
 	if (c->tmp_size == UNITS_UNLIMITED)
 		snprintf(tmp_opts, sizeof tmp_opts, "mode=1777");
 	else
@@ -806,6 +812,25 @@ int box_unshare_flags(const struct box *b)
 }
 
 /* --- the init's side: system calls only --- */
+
+/* The box's network namespace holds one interface, lo, down: up, so that
+ * 127.0.0.1 and ::1 reach the program itself (isolate's box has it so). */
+static int box_child_loopback(void)
+{
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), r = -1;
+
+	if (fd < 0)
+		return -1;
+	memset(&ifr, 0, sizeof ifr);
+	memcpy(ifr.ifr_name, "lo", 3);
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) == 0) {
+		ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+		r = ioctl(fd, SIOCSIFFLAGS, &ifr);
+	}
+	close(fd);
+	return r;
+}
 
 /* "/proc/self/fd/N" in buf, without stdio. */
 static const char *box_fd_path(char buf[32], int fd)
@@ -1166,6 +1191,9 @@ int box_child_enter(const struct box *b, const char **what)
 	 * change, rather than failing. */
 	*what = "sethostname";
 	if (sethostname("proctor", 7) < 0 && errno != EPERM)
+		return -1;
+	*what = "bringing the loopback up";
+	if (b->loopback && box_child_loopback() < 0)
 		return -1;
 	/* pivot_root(".", "."): the host's root ends up on top of the new one,
 	 * and is detached at once; chroot alone could be climbed out of. */

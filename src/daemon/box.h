@@ -42,6 +42,7 @@ struct box_step {
 struct box {
 	int active;
 	int share_net;
+	int loopback; /* its own network's loopback up (--loopback) */
 	struct box_step *steps;
 	size_t n_steps;
 };

@@ -78,6 +78,7 @@ const struct config_key config_keys[] = {
 	{"dev_bind", CONFIG_BINDS, OFF(dev_bind), "SRC[:DST]", NULL, 0},
 	{"box_omit", CONFIG_BINDS, OFF(box_omit), "PATH", NULL, 0},
 	{"share_net", CONFIG_BOOL, OFF(share_net), NULL, NULL, 0},
+	{"loopback", CONFIG_BOOL, OFF(loopback), NULL, NULL, 0},
 	{"seccomp", CONFIG_BOOL, OFF(seccomp), NULL, NULL, 0},
 	{"seccomp_errno", CONFIG_BOOL, OFF(seccomp_errno), NULL, NULL, 0},
 	{"report", CONFIG_PATH, OFF(report), "FILE", NULL, 0},

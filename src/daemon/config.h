@@ -83,6 +83,7 @@ struct config {
 	struct config_list ro_bind, bind, dev_bind;
 	struct config_list box_omit; /* paths the box leaves out (--box-omit) */
 	int share_net;
+	int loopback; /* the box's own network: its loopback up */
 	struct config_source source[CONFIG_MAX_KEYS];
 };
 

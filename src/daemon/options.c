@@ -171,6 +171,8 @@ static void options_usage(FILE *out)
 		"                       /proc or /dev/shm (repeatable; plain names; never\n"
 		"                       /box)\n"
 		"  --share-net          keep the host's network in the box\n"
+		"  --loopback           the box's own network's loopback up (127.0.0.1, ::1:\n"
+		"                       the program reaches only itself, as in isolate's box)\n"
 		"\n"
 		"  -h, --help           this text\n"
 		"  -V, --version        the version\n"

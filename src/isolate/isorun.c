@@ -353,8 +353,8 @@ static int iso_command(const struct iso_opts *o, const struct iso_box *b, struct
 	iso_argv_addf(a, "--box", "%s", b->box);
 	iso_argv_addf(a, "--user", "%u", (unsigned)b->uid);
 	iso_argv_addf(a, "--group", "%u", (unsigned)b->gid);
-	if (o->share_net)
-		iso_argv_add(a, "--share-net");
+	/* isolate's box has its own network with the loopback up. */
+	iso_argv_add(a, o->share_net ? "--share-net" : "--loopback");
 	iso_limits(o, a);
 	iso_binds(o, l->fds, a);
 	iso_env_build(o, a);

@@ -336,6 +336,24 @@ pd_start --dir "$RUN_DIR" --config "$T/tmp/box.conf" "${VG_BIND[@]}" --stdout "$
 check_re "[$who] box, ro_bind (twice) and tmp_size from a configuration file" \
 	"^the expected output: 42;tmpfs +2048 " "$(tr '\n' ';' <"$T/tmp/o.conf")"
 
+# The box's own network: the loopback down, or up with --loopback (then
+# the program reaches itself at 127.0.0.1, as in isolate's box).
+lo_try='import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+c = socket.socket()
+try:
+    c.connect(s.getsockname()); print("up")
+except OSError as e:
+    print("down")'
+if command -v python3 >/dev/null 2>&1; then
+	bx_run "$T/tmp/o.lo0" -- python3 -c "$lo_try"
+	bx_run "$T/tmp/o.lo1" --loopback -- python3 -c "$lo_try"
+	check_eq "[$who] the box's loopback is down, and up with --loopback" "down:up" \
+		"$(cat "$T/tmp/o.lo0"):$(cat "$T/tmp/o.lo1")" || diag "$(cat "$T/tmp/o.lo1.err")"
+else
+	skip "[$who] the box's loopback is down, and up with --loopback" "no python3"
+fi
+
 # A source by a descriptor proctord was started with (proctor-isolate's
 # set-user-ID mode opens the caller's that way): that very directory, and
 # never one of proctord's own (fd 9 is none of ours here).

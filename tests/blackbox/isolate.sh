@@ -315,4 +315,17 @@ else
 	skip "run by a user who is not root: refused" "nobody cannot run $ISO (setpriv, or the build tree's modes)"
 fi
 
+# isolate's box has a network of its own with the loopback up.
+if command -v python3 >/dev/null 2>&1; then
+	"$ISO" -b 9 --init >/dev/null
+	out=$("$ISO" -b 9 -p --run -- /usr/bin/python3 -c 'import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+socket.create_connection(s.getsockname()); print("up")' 2>"$T/lo.err")
+	check_eq "without --share-net the box's loopback is up, as isolate's" "up" "$out" ||
+		diag "$(cat "$T/lo.err")"
+	"$ISO" -b 9 --cleanup
+else
+	skip "without --share-net the box's loopback is up, as isolate's" "no python3"
+fi
+
 done_testing
