@@ -17,6 +17,7 @@ enum {
 	ISO_DIR_REMOVE = 1 << 5, /* IN=: no rule, and proctord's box nothing at IN */
 	ISO_DIR_DEV = 1 << 6,	 /* devices usable (proctord's --dev-bind, read-only) */
 	ISO_DIR_SKIP = 1 << 7,	 /* iso_run's: a :maybe source that is not there */
+	ISO_DIR_FS = 1 << 8,	 /* IN=TYPE:fs, the box's own (proc at /proc, tmpfs) */
 };
 
 struct iso_dir {
@@ -40,6 +41,7 @@ struct iso_opts {
 	enum iso_cmd cmd;
 	long box_id;
 	int cg, silent, full_env, share_net, stderr_to_stdout, wait;
+	int no_default_dirs; /* -D */
 	int v1; /* isolate 1.x's dialect (--cg-timing given) */
 	const char *meta, *in, *out, *err, *chdir;
 	long time_ms, wall_ms, extra_ms;	/* 0: no limit (isolate's) */

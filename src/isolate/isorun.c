@@ -119,7 +119,7 @@ int iso_map_path(const struct iso_opts *o, const char *boxdir, const char *inner
 	for (size_t i = 0; i < o->ndirs; i++) {
 		const struct iso_dir *d = &o->dirs[i];
 
-		if (!(d->flags & (ISO_DIR_TMP | ISO_DIR_REMOVE | ISO_DIR_SKIP)) &&
+		if (!(d->flags & (ISO_DIR_TMP | ISO_DIR_REMOVE | ISO_DIR_SKIP | ISO_DIR_FS)) &&
 		    iso_below(abs, d->in) &&
 		    (!from || strlen(d->in) > strlen(from))) {
 			from = d->in;
@@ -207,12 +207,40 @@ static void iso_limits(const struct iso_opts *o, struct iso_argv *a)
 		iso_argv_addf(a, "--pids", "%ld", o->processes);
 }
 
-/* The directory rules as binds; :tmp on /tmp and /dev/shm is what the box
- * has already, IN= leaves out what the box has at IN (--box-omit). A
- * source is its path, or (set-user-ID) the descriptor iso_sources opened
- * with the caller's rights. */
+/* Whether a rule keeps what proctord's box has at path: :tmp or :fs there
+ * (the box's own /tmp, /dev/shm and /proc). */
+static int iso_keeps(const struct iso_opts *o, const char *path)
+{
+	for (size_t i = 0; i < o->ndirs; i++)
+		if ((o->dirs[i].flags & (ISO_DIR_TMP | ISO_DIR_FS)) && strcmp(o->dirs[i].in, path) == 0)
+			return 1;
+	return 0;
+}
+
+/* -D: nothing of proctord's box but /box (isolate's defaults are /bin,
+ * /dev, /lib, /lib64, /proc, /tmp and /usr; proctord's box has /sbin,
+ * /lib32, /libx32 and a partial /etc too), but what a :tmp or :fs rule
+ * keeps (its /dev stays for a rule at /dev/shm). */
+static void iso_no_defaults(const struct iso_opts *o, struct iso_argv *a)
+{
+	static const char *const box_defaults[] = {"/usr",  "/bin",   "/sbin", "/lib",
+						   "/lib64", "/lib32", "/libx32", "/etc",
+						   "/dev",  "/proc",  "/tmp",	NULL};
+
+	for (size_t i = 0; o->no_default_dirs && box_defaults[i]; i++) {
+		const char *p = box_defaults[i];
+
+		if (!iso_keeps(o, strcmp(p, "/dev") == 0 ? "/dev/shm" : p))
+			iso_argv_addf(a, "--box-omit", "%s", p);
+	}
+}
+
+/* The directory rules as binds, each source its path or the descriptor
+ * iso_sources opened; :tmp and :fs are what the box has already, IN=
+ * leaves out what the box has at IN (--box-omit). */
 static void iso_binds(const struct iso_opts *o, const int *fds, struct iso_argv *a)
 {
+	iso_no_defaults(o, a);
 	for (size_t i = 0; i < o->ndirs; i++) {
 		const struct iso_dir *d = &o->dirs[i];
 		const char *opt = d->flags & ISO_DIR_RW    ? "--bind"
@@ -221,7 +249,7 @@ static void iso_binds(const struct iso_opts *o, const int *fds, struct iso_argv 
 
 		if (d->flags & ISO_DIR_REMOVE)
 			iso_argv_addf(a, "--box-omit", "%s", d->in);
-		if (d->flags & (ISO_DIR_TMP | ISO_DIR_REMOVE | ISO_DIR_SKIP))
+		if (d->flags & (ISO_DIR_TMP | ISO_DIR_REMOVE | ISO_DIR_SKIP | ISO_DIR_FS))
 			continue;
 		if (fds[i] >= 0)
 			iso_argv_addf(a, opt, "/proc/self/fd/%d:%s", fds[i], d->in);
@@ -230,28 +258,74 @@ static void iso_binds(const struct iso_opts *o, const int *fds, struct iso_argv 
 	}
 }
 
-/* The rules' sources, in o (a copy of the caller's): a :maybe one that is
- * missing marked ISO_DIR_SKIP. Set-user-ID, each is opened here with the
- * caller's rights, as isolate mounts it as the caller (a directory it
- * cannot reach is refused, whatever root could), into fds, and its out
- * made the path it has (the redirects are mapped through it); sudo,
- * proctord opens them. Returns 0, or -1 with err set. */
+/* Whether the directory path is in is reached with no symbolic link. */
+static int iso_canonical_parent(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char parent[4096], *real;
+	int same;
+
+	if (!slash || slash == path)
+		return 1;
+	snprintf(parent, sizeof parent, "%.*s", (int)(slash - path), path);
+	real = realpath(parent, NULL);
+	same = real && strcmp(real, parent) == 0;
+	free(real);
+	return same;
+}
+
+/* Sudo: the source's path for proctord, which walks it refusing a
+ * symbolic link of another user on the way or at its end; but a link of
+ * root's at its end is followed here, as isolate's mount(2) would (/lib
+ * is one to usr/lib on merged-/usr hosts). A missing :maybe source is
+ * marked ISO_DIR_SKIP. Returns 0, or -1 with err set. */
+static int iso_source_path(struct iso_dir *d, char *err, size_t errlen)
+{
+	struct stat st;
+	char *real;
+
+	if (lstat(d->out, &st) < 0) {
+		if (d->flags & ISO_DIR_MAYBE)
+			d->flags |= ISO_DIR_SKIP;
+		return 0;
+	}
+	if (!S_ISLNK(st.st_mode) || st.st_uid != 0 || !iso_canonical_parent(d->out))
+		return 0;
+	real = realpath(d->out, NULL);
+	if (!real && (d->flags & ISO_DIR_MAYBE)) {
+		d->flags |= ISO_DIR_SKIP;
+		return 0;
+	}
+	if (!real || strlen(real) >= sizeof d->out) {
+		free(real);
+		return iso_box_fail(err, errlen, "Cannot bind %s on %s: %s", d->out, d->in,
+				    real ? "path too long" : strerror(errno));
+	}
+	memcpy(d->out, real, strlen(real) + 1);
+	free(real);
+	return 0;
+}
+
+/* The rules' sources, in o (a copy of the caller's). Set-user-ID, each is
+ * opened here with the caller's rights, as isolate mounts it as the
+ * caller (following its links; a directory root could reach but the
+ * caller cannot is refused), into fds, and its out made the path it has
+ * (the redirects are mapped through it); sudo, iso_source_path. A missing
+ * :maybe source is marked ISO_DIR_SKIP. Returns 0, or -1 with err set. */
 static int iso_sources(struct iso_opts *o, const struct iso_caller *c, int *fds, char *err,
 		       size_t errlen)
 {
-	struct stat st;
-
 	for (size_t i = 0; i < o->ndirs; i++) {
 		struct iso_dir *d = &o->dirs[i];
 		char link[64];
 		ssize_t n;
 
 		fds[i] = -1;
-		if (d->flags & (ISO_DIR_TMP | ISO_DIR_REMOVE))
+		if (d->flags & (ISO_DIR_TMP | ISO_DIR_REMOVE | ISO_DIR_FS))
 			continue;
 		if (!c->setuid) {
-			if ((d->flags & ISO_DIR_MAYBE) && stat(d->out, &st) < 0)
-				d->flags |= ISO_DIR_SKIP;
+			if (iso_source_path(d, err, errlen) < 0)
+				return -1;
 			continue;
 		}
 		fds[i] = iso_caller_open(c, d->out, O_PATH | O_CLOEXEC, 0);

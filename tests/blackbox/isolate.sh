@@ -328,4 +328,29 @@ else
 	skip "without --share-net the box's loopback is up, as isolate's" "no python3"
 fi
 
+# -D: nothing of proctord's box but /box; the usual rules bring back what
+# they name (on merged-/usr hosts /bin and /lib are links of root's,
+# followed as isolate's mount follows them), :fs and :tmp the box's own.
+"$ISO" -b 9 --init >/dev/null
+look='test -e /etc/passwd || echo no-etc; test -e /sbin || echo no-sbin
+test -e /dev/null || echo no-dev; test -d /proc/self && echo proc || echo no-proc
+test -w /tmp && echo tmp || echo no-tmp'
+rules=(--dir=/usr --dir=/lib --dir=/lib64:maybe --dir=/bin)
+out=$("$ISO" -b 9 -p -D "${rules[@]}" --run -- /bin/sh -c "$look" 2>"$T/D.err")
+check_eq "-D leaves out the box's defaults; --dir=/bin, --dir=/lib bring those back" \
+	"0:no-etc no-sbin no-dev no-proc no-tmp" "$?:$(echo $out)" || diag "$(cat "$T/D.err")"
+out=$("$ISO" -b 9 -p -D "${rules[@]}" --dir=/proc=proc:fs --dir=/tmp:tmp --dir=/dev/shm=tmpfs:fs \
+	--run -- /bin/sh -c "$look" 2>"$T/D.err")
+check_eq "...and /proc=proc:fs, /tmp:tmp, /dev/shm=tmpfs:fs the box's own /proc, /tmp and /dev" \
+	"0:no-etc no-sbin proc tmp" "$?:$(echo $out)" || diag "$(cat "$T/D.err")"
+"$ISO" -b 9 -M "$T/fs.meta" --dir=/sys=sysfs:fs --run -- /bin/true 2>"$T/D.err"
+check_eq "...a sysfs is refused (usage, exit 2)" 2 "$?"
+# judge0 with its per-process time limit passes 1.x's --no-cg-timing:
+# the whole tree is timed anyway (a loop in a child of the main process).
+"$ISO" --cg -b 9 -M "$T/ncg.meta" --no-cg-timing -t 0.3 -x 0 -w 5 -p --run -- \
+	/bin/sh -c '/bin/sh -c "while :; do :; done"; true' 2>/dev/null
+check_eq "--no-cg-timing: a loop in a child is still TO, killed" "1:TO:1" \
+	"$?:$(meta_get "$T/ncg.meta" status):$(meta_get "$T/ncg.meta" killed)"
+"$ISO" -b 9 --cleanup
+
 done_testing
