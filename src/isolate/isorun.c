@@ -315,6 +315,8 @@ static int iso_source_path(struct iso_dir *d, char *err, size_t errlen)
 static int iso_sources(struct iso_opts *o, const struct iso_caller *c, int *fds, char *err,
 		       size_t errlen)
 {
+	struct stat st;
+
 	for (size_t i = 0; i < o->ndirs; i++) {
 		struct iso_dir *d = &o->dirs[i];
 		char link[64];
@@ -336,6 +338,10 @@ static int iso_sources(struct iso_opts *o, const struct iso_caller *c, int *fds,
 		if (fds[i] < 0)
 			return iso_box_fail(err, errlen, "Cannot bind %s on %s: %s", d->out, d->in,
 					    strerror(errno));
+		if (fstat(fds[i], &st) < 0 || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+			return iso_box_fail(err, errlen,
+					    "Cannot bind %s on %s: not a directory nor a file", d->out,
+					    d->in);
 		snprintf(link, sizeof link, "/proc/self/fd/%d", fds[i]);
 		n = readlink(link, d->out, sizeof d->out - 1);
 		if (n <= 0 || d->out[0] != '/')
@@ -544,6 +550,21 @@ static int iso_report(int fd, int status, struct iso_outcome *r, char *err, size
 			    WEXITSTATUS(status));
 }
 
+/* What proctord inherits: the sources first, so that a caller's
+ * --dir=/x=/proc/self/fd/N cannot name the report's memfd (which the box
+ * could then write), then the report and the end pipe. 0, or -1. */
+static int iso_launch_open(struct iso_launch *l, struct iso_opts *o, char *err, size_t errlen)
+{
+	if (iso_sources(o, l->caller, l->fds, err, errlen) < 0)
+		return -1;
+	l->report_fd = memfd_create("proctor-isolate-report", MFD_CLOEXEC);
+	if (l->report_fd < 0)
+		return iso_box_fail(err, errlen, "memfd_create: %s", strerror(errno));
+	if (pipe2(l->end, O_CLOEXEC) < 0)
+		return iso_box_fail(err, errlen, "pipe: %s", strerror(errno));
+	return 0;
+}
+
 int iso_run(const struct iso_opts *o, const struct iso_box *b, const struct iso_caller *c,
 	    struct iso_outcome *r, char *err, size_t errlen)
 {
@@ -554,13 +575,7 @@ int iso_run(const struct iso_opts *o, const struct iso_box *b, const struct iso_
 	*mine = *o;
 	for (size_t i = 0; i < ISO_MAX_DIRS; i++)
 		l.fds[i] = -1;
-	l.report_fd = memfd_create("proctor-isolate-report", MFD_CLOEXEC);
-	if (l.report_fd < 0)
-		iso_box_fail(err, errlen, "memfd_create: %s", strerror(errno));
-	else if (pipe2(l.end, O_CLOEXEC) < 0)
-		iso_box_fail(err, errlen, "pipe: %s", strerror(errno));
-	else if (iso_sources(mine, c, l.fds, err, errlen) == 0 &&
-		 iso_command(mine, b, &l, err, errlen) == 0) {
+	if (iso_launch_open(&l, mine, err, errlen) == 0 && iso_command(mine, b, &l, err, errlen) == 0) {
 		status = iso_spawn(&l, err, errlen);
 		l.end[1] = -1; /* iso_spawn's to close */
 		if (status >= 0)

@@ -97,6 +97,12 @@ for src in "$T/secret/pub" "$T/u/link"; do
 		"2::status:XX" "$rc:$out:$(grep '^status:' "$T/u/meta")"
 	check_re "...saying why" "Cannot bind $src on /s: Permission denied" "$(cat "$T/err")"
 done
+# proctor-isolate's own descriptors through /proc/self/fd: what it holds
+# open when it opens the sources is the caller's or root's 0600 lock
+# (the report's memfd comes after); a pipe is no directory nor file.
+echo | "${AS[@]}" "$ISO" -b 0 -M "$T/u/meta" --dir=/x=/proc/self/fd/0:rw --run -- /bin/true 2>"$T/err"
+check_eq "--dir=/x=/proc/self/fd/0 (a pipe) is refused" "2" "$?"
+check_re "...saying so" "Cannot bind /proc/self/fd/0 on /x: not a directory nor a file" "$(cat "$T/err")"
 out=$("${AS[@]}" "$ISO" -b 0 -M "$T/u/meta" --dir=/s="$T/secret/pub:maybe" --run -- /bin/true 2>"$T/err")
 check_eq "...:maybe does not hide it (only a missing source is skipped)" 2 "$?"
 out=$("${AS[@]}" "$ISO" -b 0 -M "$T/u/meta" --dir=/s="$T/u/none:maybe" --run -- /bin/echo ran 2>"$T/err")
