@@ -19,7 +19,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
 int iso_box_fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
@@ -94,6 +93,7 @@ int iso_config_read(struct iso_config *c, const struct iso_caller *caller, char 
 	const char *env = getenv("PROCTOR_ISOLATE_CONFIG");
 	const char *path = iso_config_path;
 	struct iso_config_state st = {.c = c, .bad = ""};
+	struct stat sb;
 	FILE *f;
 	int line;
 
@@ -107,8 +107,9 @@ int iso_config_read(struct iso_config *c, const struct iso_caller *caller, char 
 	 * and so would be a file it could write. */
 	if (env && *env && !caller->setuid)
 		snprintf(c->path, sizeof c->path, "%s", path = env);
-	if (caller->setuid && access(path, F_OK) == 0 &&
-	    iso_caller_trusted(path, err, errlen) < 0)
+	/* stat(2), not access(2): that one asks with the caller's ids, which
+	 * may not see a file that root then reads unchecked. */
+	if (caller->setuid && stat(path, &sb) == 0 && iso_caller_trusted(path, err, errlen) < 0)
 		return -1;
 	f = fopen(path, "re");
 	if (!f) {
