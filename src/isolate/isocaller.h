@@ -23,8 +23,9 @@ int iso_caller_init(struct iso_caller *c, char *err, size_t errlen);
 int iso_caller_allowed(const struct iso_caller *c, const char *group, const char *config,
 		       char *err, size_t errlen);
 
-/* open(2) with the caller's rights (file-system uid and gid; its groups
- * are ours already): in sudo mode a plain open. Returns the descriptor,
+/* open(2) with the caller's rights (its uid and gid as our effective
+ * ones, with no capability; its groups are ours already): in sudo mode a
+ * plain open. Returns the descriptor,
  * or -1 with errno. */
 int iso_caller_open(const struct iso_caller *c, const char *path, int flags, mode_t mode);
 

@@ -90,6 +90,23 @@ for src in "$T/secret/pub" "$T/u/link"; do
 		"2::status:XX" "$rc:$out:$(grep '^status:' "$T/u/meta")"
 	check_re "...saying why" "Cannot bind $src on /s: Permission denied" "$(cat "$T/err")"
 done
+# Root's process in secret/drop (0777, a file 0644 in it): its
+# /proc/PID/cwd leads there as a link, which opened with the caller's
+# file-system ids alone (CAP_SYS_PTRACE kept) would be followed.
+install -d -m 0777 "$T/secret/drop"
+echo s3cret >"$T/secret/drop/f"
+chmod 0644 "$T/secret/drop/f"
+(cd "$T/secret/drop" && exec sleep 60) &
+SLEEPER=$!
+out=$("${AS[@]}" "$ISO" -b 0 -M "$T/u/meta" --dir=/s="/proc/$SLEEPER/cwd" --run -- /bin/cat /s/f 2>"$T/err")
+check_eq "--dir=/s=/proc/PID/cwd of root's process in a directory the caller cannot reach: XX, exit 2" \
+	"2::status:XX" "$?:$out:$(grep '^status:' "$T/u/meta")"
+check_re "...saying why" "Cannot bind /proc/$SLEEPER/cwd on /s: Permission denied" "$(cat "$T/err")"
+"${AS[@]}" "$ISO" -b 0 -M "/proc/$SLEEPER/cwd/meta" --run -- /bin/true 2>"$T/err"
+check_eq "-M /proc/PID/cwd/meta of that process: refused, nothing made" "2:absent" \
+	"$?:$([ -e "$T/secret/drop/meta" ] && echo there || echo absent)"
+kill "$SLEEPER"
+wait "$SLEEPER" 2>/dev/null
 out=$("${AS[@]}" "$ISO" -b 0 -M "$T/u/meta" --dir=/s="$T/secret/pub:maybe" --run -- /bin/true 2>"$T/err")
 check_eq "...:maybe does not hide it (only a missing source is skipped)" 2 "$?"
 out=$("${AS[@]}" "$ISO" -b 0 -M "$T/u/meta" --dir=/s="$T/u/none:maybe" --run -- /bin/echo ran 2>"$T/err")
