@@ -249,10 +249,22 @@ static int iso_rm_open(int pfd, const char *name, const struct stat *st)
 	return fd;
 }
 
+/* Whose directories iso_rm_tree may go into: anyone's (sudo), or only
+ * the caller's and the box user's (set-user-ID). Another's directory in
+ * box/ is one the caller moved there from a directory of its own (it
+ * cannot have been made there): root emptying it would remove what the
+ * caller could not. */
+struct iso_rm_owners {
+	int any;
+	uid_t uid[2];
+};
+
 /* Remove what fd holds but directories; the first directory met is put in
  * name and st (returns 1). 0: fd is empty now; -1 with errno: an entry
- * could not go, or a directory is a mount point (another dev). */
-static int iso_rm_scan(int fd, dev_t dev, char name[NAME_MAX + 1], struct stat *st)
+ * could not go, a directory is a mount point (another dev, EBUSY) or
+ * another's (EPERM). */
+static int iso_rm_scan(int fd, dev_t dev, const struct iso_rm_owners *own,
+		       char name[NAME_MAX + 1], struct stat *st)
 {
 	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
 	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
@@ -270,6 +282,10 @@ static int iso_rm_scan(int fd, dev_t dev, char name[NAME_MAX + 1], struct stat *
 			rc = errno == ENOENT ? 0 : -1;
 		} else if (S_ISDIR(st->st_mode) && st->st_dev != dev) {
 			errno = EBUSY;
+			rc = -1;
+		} else if (S_ISDIR(st->st_mode) && !own->any && st->st_uid != own->uid[0] &&
+			   st->st_uid != own->uid[1]) {
+			errno = EPERM;
 			rc = -1;
 		} else if (S_ISDIR(st->st_mode)) {
 			snprintf(name, NAME_MAX + 1, "%s", e->d_name);
@@ -310,10 +326,11 @@ static int iso_rm_up(int fd, const struct iso_rm_level *lv, const struct iso_rm_
 }
 
 /* The tree name in top, descriptor by descriptor: never through a symbolic
- * link, never into another file system, and never above name, however the
- * caller (who owns box/) renames its directories meanwhile; one
+ * link, never into another file system, never into a directory own does
+ * not allow, and never above name, however the caller (who owns box/)
+ * renames its directories meanwhile; one
  * descriptor open at a time, so any depth. Returns 0, or -1 with errno. */
-static int iso_rm_tree(int top, const char *name)
+static int iso_rm_tree(int top, const char *name, const struct iso_rm_owners *own)
 {
 	struct iso_rm_level *stack = NULL;
 	size_t depth = 0, cap = 0;
@@ -336,7 +353,7 @@ static int iso_rm_tree(int top, const char *name)
 		stack[depth].ino = st.st_ino;
 		snprintf(stack[depth].name, sizeof stack->name, "%s", depth ? next : name);
 		depth++;
-		while (fd >= 0 && (r = iso_rm_scan(fd, stack[0].dev, next, &st)) == 0) {
+		while (fd >= 0 && (r = iso_rm_scan(fd, stack[0].dev, own, next, &st)) == 0) {
 			if (--depth == 0) {
 				close(fd);
 				fd = -1;
@@ -368,10 +385,12 @@ static int iso_rm_tree(int top, const char *name)
 }
 
 /* The whole of dir (box_root/N): what the program and the caller left in
- * box/ is theirs (iso_rm_tree). */
-static int iso_box_rmtree(const char *dir, char *err, size_t errlen)
+ * box/ is theirs (iso_rm_tree); set-user-ID, every directory below dir
+ * must be the caller's or the box user's. */
+static int iso_box_rmtree(const struct iso_box *b, char *err, size_t errlen)
 {
-	const char *slash = strrchr(dir, '/');
+	const char *dir = b->dir, *slash = strrchr(dir, '/');
+	struct iso_rm_owners own = {getuid() == 0, {getuid(), b->uid}};
 	char parent[1100];
 	int top, rc;
 
@@ -380,7 +399,7 @@ static int iso_box_rmtree(const char *dir, char *err, size_t errlen)
 	if (top < 0)
 		return errno == ENOENT ? 0
 				       : iso_box_fail(err, errlen, "%s: %s", parent, strerror(errno));
-	rc = iso_rm_tree(top, slash + 1);
+	rc = iso_rm_tree(top, slash + 1, &own);
 	if (rc < 0)
 		iso_box_fail(err, errlen, "Cannot remove %s: %s", dir, strerror(errno));
 	close(top);
@@ -393,7 +412,7 @@ int iso_box_init(const struct iso_box *b, char *err, size_t errlen)
 	const char *slash = strrchr(b->dir, '/');
 
 	snprintf(root, sizeof root, "%.*s", (int)(slash - b->dir), b->dir);
-	if (iso_box_mkdir(root, err, errlen) < 0 || iso_box_rmtree(b->dir, err, errlen) < 0)
+	if (iso_box_mkdir(root, err, errlen) < 0 || iso_box_rmtree(b, err, errlen) < 0)
 		return -1;
 	if (mkdir(b->dir, 0755) < 0)
 		return iso_box_fail(err, errlen, "Cannot create %s: %s", b->dir, strerror(errno));
@@ -406,5 +425,5 @@ int iso_box_init(const struct iso_box *b, char *err, size_t errlen)
 
 int iso_box_cleanup(const struct iso_box *b, char *err, size_t errlen)
 {
-	return iso_box_rmtree(b->dir, err, errlen);
+	return iso_box_rmtree(b, err, errlen);
 }

@@ -154,6 +154,21 @@ check_eq "--cleanup by the owner removes box_root/N whole, exit 0" "0:gone" \
 	"$?:$([ -e "$W" ] && echo there || echo gone)"
 check "...following none of the links left in it" test -e "$T/victim/keep"
 check_eq "...and the box is nobody's again" "" "$(cat "$T/locks/0")"
+# A directory of the caller's with root's in it, which the caller cannot
+# empty, moved into box/: root does not empty it either.
+W3=$("${AS[@]}" "$ISO" -b 3 --init)
+install -d -m 0755 -o nobody "$T/u/mine"
+install -d -m 0755 "$T/u/mine/roots"
+echo keep >"$T/u/mine/roots/f"
+"${AS[@]}" mv "$T/u/mine" "$W3/box/mine"
+"${AS[@]}" "$ISO" -b 3 --cleanup 2>"$T/err"
+check_eq "--cleanup meets a directory of root's that the caller moved in: XX, exit 2, its file kept" \
+	"2:keep" "$?:$(cat "$W3/box/mine/roots/f" 2>/dev/null)"
+check_re "...saying so" "Cannot remove $W3: Operation not permitted" "$(cat "$T/err")"
+rm -r "$W3/box/mine/roots"
+"${AS[@]}" "$ISO" -b 3 --cleanup 2>"$T/err"
+check_eq "...and with it gone, --cleanup removes the box" "0:gone" \
+	"$?:$([ -e "$W3" ] && echo there || echo gone)"
 W2=$("${AS2[@]}" "$ISO" -b 0 --init)
 check_eq "...so another member may --init it" "$T/boxes/0:0" "$W2:$?"
 "${AS2[@]}" "$ISO" -b 0 --cleanup
