@@ -95,7 +95,7 @@ int iso_config_read(struct iso_config *c, const struct iso_caller *caller, char 
 	const char *path = iso_config_path;
 	struct iso_config_state st = {.c = c, .bad = ""};
 	FILE *f;
-	int line;
+	int line, missing = 0;
 
 	memset(c, 0, sizeof *c);
 	snprintf(c->box_root, sizeof c->box_root, "/var/local/lib/isolate");
@@ -107,10 +107,15 @@ int iso_config_read(struct iso_config *c, const struct iso_caller *caller, char 
 	 * and so would be a file it could write. */
 	if (env && *env && !caller->setuid)
 		snprintf(c->path, sizeof c->path, "%s", path = env);
-	if (caller->setuid && access(path, F_OK) == 0 &&
-	    iso_caller_trusted(path, err, errlen) < 0)
+	/* Looked at as root, whether it is there too: access(2) would look
+	 * with the caller's ids, which a directory of the caller's mode 0 on
+	 * the way (where one may be made: a sticky directory) would blind to
+	 * a file of the caller's that root then reads. */
+	if (caller->setuid && iso_caller_trusted(path, &missing, err, errlen) < 0)
 		return -1;
-	f = fopen(path, "re");
+	f = missing ? NULL : fopen(path, "re");
+	if (missing)
+		errno = ENOENT;
 	if (!f) {
 		if (errno == ENOENT && path != env)
 			return 0;

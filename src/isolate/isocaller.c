@@ -131,12 +131,14 @@ static int iso_caller_root_only(const struct stat *st)
 	return !(st->st_mode & (S_IWGRP | S_IWOTH));
 }
 
-int iso_caller_trusted(const char *path, char *err, size_t errlen)
+int iso_caller_trusted(const char *path, int *missing, char *err, size_t errlen)
 {
 	char *copy, *part, *save = NULL;
 	struct stat st;
 	int fd, next, ok = 1;
 
+	if (missing)
+		*missing = 0;
 	if (path[0] != '/')
 		return iso_box_fail(err, errlen, "%s: not an absolute path", path);
 	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -149,6 +151,12 @@ int iso_caller_trusted(const char *path, char *err, size_t errlen)
 		next = openat(fd, part, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		close(fd);
 		fd = next;
+		/* The file alone missing, below directories only root may
+		 * write: nobody else can put it there. */
+		if (fd < 0 && errno == ENOENT && missing && !strtok_r(NULL, "/", &save)) {
+			*missing = 1;
+			break;
+		}
 		ok = fd >= 0 && fstat(fd, &st) == 0 && !S_ISLNK(st.st_mode) &&
 		     iso_caller_root_only(&st);
 	}

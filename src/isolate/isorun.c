@@ -303,7 +303,7 @@ static int iso_proctord(const struct iso_caller *c, struct iso_argv *a, char *er
 	ssize_t n;
 
 	if (c->setuid) {
-		if (iso_caller_trusted(iso_proctord_path, err, errlen) < 0)
+		if (iso_caller_trusted(iso_proctord_path, NULL, err, errlen) < 0)
 			return -1;
 		iso_argv_add(a, iso_proctord_path);
 		return 0;

@@ -15,7 +15,9 @@ fi
 # The build's copy whose configuration and proctord are the build tree's
 # (src/meson.build); ours is a set-user-ID copy of it in $T.
 SRC=${PROCTOR_ISOLATE_SETUID:-$(dirname "$PROCTORD")/proctor-isolate-setuid-test}
-CONF=$(dirname "$SRC")/isolate-setuid-test.conf
+CONFDIR=$(dirname "$SRC")/isolate-setuid-test
+CONF=$CONFDIR/etc/isolate.conf
+install -d -m 0755 "$CONFDIR" "$CONFDIR/etc"
 chmod 0711 "$T"
 mkdir -m 0755 "$T/bin"
 ISO=$T/bin/isolate
@@ -35,7 +37,7 @@ write_conf() { # extra lines on stdin
 	mv -f "$CONF.new" "$CONF"
 }
 echo "setuid_group = nogroup" | write_conf
-trap 'rm -f "$CONF"; bb_cleanup' EXIT
+trap 'chmod 0755 "$CONFDIR"; rm -rf "$CONFDIR/etc"; bb_cleanup' EXIT
 
 if ! setpriv --reuid=nobody --regid=nogroup --clear-groups "$ISO" --version >/dev/null 2>&1; then
 	echo "1..0 # SKIP $T is not where nobody can run a set-user-ID program (nosuid, or modes)"
@@ -184,5 +186,27 @@ chmod 0666 "$CONF"
 check_eq "a configuration others may write: refused" 2 "$?"
 check_re "...saying so" "must be root's and writable by root alone" "$(cat "$T/err")"
 chmod 0644 "$CONF"
+
+# The configuration's directory in a sticky one of root's (as /tmp), which
+# the trust allows: the caller cannot replace root's etc/, but once it is
+# gone may make its own, write its configuration (box_root a directory of
+# root's, first_uid another user's) and close it to itself (mode 0), so
+# that only root's eyes see the file.
+chmod 1777 "$CONFDIR"
+rm -r "$CONFDIR/etc"
+install -d -m 0755 "$T/victim/0"
+touch "$T/victim/0/keep"
+"${AS[@]}" sh -c "mkdir '$CONFDIR/etc' && printf 'box_root = $T/victim\nlock_root = $T/locks\nfirst_uid = 1\nsetuid_group = nogroup\n' >'$CONF' && chmod 0 '$CONFDIR/etc'"
+"${AS[@]}" "$ISO" -b 0 --init >/dev/null 2>"$T/err"
+check_eq "a configuration of the caller's that the caller cannot see itself: refused, root's directory kept" \
+	"2:kept" "$?:$([ -e "$T/victim/0/keep" ] && echo kept || echo gone)"
+check_re "...saying so" "must be root's and writable by root alone" "$(cat "$T/err")"
+rm -rf "$CONFDIR/etc"
+install -d -m 0755 "$CONFDIR/etc"
+"${AS[@]}" "$ISO" -b 4 --init >/dev/null 2>"$T/err"
+check_eq "...and none at all there: isolate's defaults (box_root /var/local/lib/isolate, no setuid_group: refused)" \
+	2 "$?"
+check_re "...saying so" "names no setuid_group" "$(cat "$T/err")"
+chmod 0755 "$CONFDIR"
 
 done_testing
