@@ -426,6 +426,7 @@ static void iso_exec(const struct iso_launch *l, pid_t parent)
 static int iso_spawn(struct iso_launch *l, char *err, size_t errlen)
 {
 	pid_t parent = getpid(), pid;
+	siginfo_t info;
 	int status;
 
 	iso_signals();
@@ -440,6 +441,17 @@ static int iso_spawn(struct iso_launch *l, char *err, size_t errlen)
 	iso_child = pid;
 	if (iso_interrupt)
 		kill(pid, SIGTERM);
+	/* Ended, but not reaped yet: its pid cannot be another process's
+	 * until iso_on_signal has forgotten it. Reaped first, a signal of the
+	 * caller's (which may also stop us there until the pid is reused)
+	 * would have us, root, kill whatever has it then. */
+	while (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) < 0) {
+		if (errno != EINTR) {
+			iso_child = 0;
+			return iso_box_fail(err, errlen, "waitid: %s", strerror(errno));
+		}
+	}
+	iso_child = 0;
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR)
 			return iso_box_fail(err, errlen, "waitpid: %s", strerror(errno));

@@ -175,6 +175,30 @@ W2=$("${AS2[@]}" "$ISO" -b 0 --init)
 check_eq "...so another member may --init it" "$T/boxes/0:0" "$W2:$?"
 "${AS2[@]}" "$ISO" -b 0 --cleanup
 
+# A signal of the caller's once proctord is reaped: its pid may be another
+# process's by then (the caller may stop us there until it is), which we,
+# root, must not signal. strace holds us 3 s at the end of the wait4 that
+# reaps it, and we send SIGTERM then.
+if command -v strace >/dev/null 2>&1; then
+	"${AS[@]}" "$ISO" -b 5 --init >/dev/null
+	strace -o "$T/strace" -e trace=wait4,kill -e inject=wait4:delay_exit=3000000 \
+		sh -c 'echo $$ >"$1"; shift; exec "$@"' sh "$T/iso.pid" \
+		"${AS[@]}" "$ISO" -b 5 --run -- /bin/true >/dev/null 2>&1 &
+	STRACED=$!
+	if wait_for 30 grep -q '^wait4(.*) = [0-9]' "$T/strace"; then
+		kill -TERM "$(cat "$T/iso.pid")"
+		wait "$STRACED"
+		check_eq "SIGTERM once proctord is reaped: no process is signalled" "" \
+			"$(sed -n '/^wait4(.*) = [0-9]/,$p' "$T/strace" | grep '^kill(')"
+	else
+		wait "$STRACED"
+		not_ok "strace showed no wait4 that reaped proctord: $(cat "$T/strace")"
+	fi
+	"${AS[@]}" "$ISO" -b 5 --cleanup
+else
+	skip "SIGTERM once proctord is reaped: no process is signalled" "needs strace"
+fi
+
 # The configuration is trusted only as root's alone.
 printf 'box_root = %s/boxes\nlock_root = %s/locks\n' "$T" "$T" | write_conf
 "${AS[@]}" "$ISO" -b 2 --init >/dev/null 2>"$T/err"
