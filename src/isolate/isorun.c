@@ -272,8 +272,12 @@ static int iso_sources(struct iso_opts *o, const struct iso_caller *c, int *fds,
 	return 0;
 }
 
-static int iso_stdio(const struct iso_opts *o, const struct iso_box *b, struct iso_argv *a,
-		     char *err, size_t errlen)
+/* The redirects as host paths. Set-user-ID, never one that proctord takes
+ * for a descriptor of its own above 2 (/dev/fd/N, /proc/self/fd/N: a
+ * --dir rule of /proc or /dev leads there): its report's, its end pipe's,
+ * the binds' sources'. */
+static int iso_stdio(const struct iso_opts *o, const struct iso_box *b,
+		     const struct iso_caller *c, struct iso_argv *a, char *err, size_t errlen)
 {
 	static const char *const opts[] = {"--stdin", "--stdout", "--stderr"};
 	const char *paths[] = {o->in, o->out, o->err};
@@ -284,6 +288,10 @@ static int iso_stdio(const struct iso_opts *o, const struct iso_box *b, struct i
 			continue;
 		if (iso_map_path(o, b->box, paths[i], host, sizeof host, err, errlen) < 0)
 			return -1;
+		if (c->setuid && fd_path_number(host) > 2)
+			return iso_box_fail(err, errlen,
+					    "%s is %s, one of proctord's own descriptors",
+					    paths[i], host);
 		iso_argv_addf(a, opts[i], "%s", host);
 	}
 	if (o->stderr_to_stdout)
@@ -358,7 +366,7 @@ static int iso_command(const struct iso_opts *o, const struct iso_box *b, struct
 	iso_limits(o, a);
 	iso_binds(o, l->fds, a);
 	iso_env_build(o, a);
-	if (iso_stdio(o, b, a, err, errlen) < 0)
+	if (iso_stdio(o, b, l->caller, a, err, errlen) < 0)
 		return -1;
 	iso_argv_add(a, "--");
 	for (int i = 0; i < o->argc; i++)

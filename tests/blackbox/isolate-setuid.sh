@@ -119,6 +119,13 @@ check_eq "a missing :maybe source is skipped" "ran:0" "$out:$?"
 "${AS[@]}" "$ISO" -b 0 -M "$T/u/meta" -i in.txt -o out.txt --run -- /bin/cat 2>"$T/err"
 check_eq "-i and -o in the box" "0:3 4" "$?:$(cat "$W/box/out.txt" 2>/dev/null)"
 
+# /proc as a rule's source makes -o /p/self/fd/N the host's /proc/self/fd/N,
+# which proctord takes for its descriptor N (its report's, its sources').
+out=$("${AS[@]}" "$ISO" -b 0 -M "$T/u/meta" --dir=/p=/proc -o /p/self/fd/3 --run -- /bin/true 2>"$T/err")
+check_eq "-o /p/self/fd/3 through --dir=/p=/proc: not proctord's descriptor 3 (XX, exit 2)" \
+	"2:status:XX" "$?:$(grep '^status:' "$T/u/meta")"
+check_re "...saying why" "/p/self/fd/3 is /proc/self/fd/3, one of proctord's own descriptors" "$(cat "$T/err")"
+
 # The caller's environment is its own: none of it reaches what runs as root.
 printf '#!/bin/sh\ntouch %s/pwned\n' "$T" >"$T/evil"
 chmod 0755 "$T/evil"
