@@ -168,7 +168,7 @@ static int iso_box_mkdir(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-int iso_box_lock(struct iso_box *b, int wait, char *err, size_t errlen)
+int iso_box_open_lock(struct iso_box *b, char *err, size_t errlen)
 {
 	const char *slash = strrchr(b->lock, '/');
 	char root[1100];
@@ -181,6 +181,13 @@ int iso_box_lock(struct iso_box *b, int wait, char *err, size_t errlen)
 	b->lock_fd = open(b->lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (b->lock_fd < 0)
 		return iso_box_fail(err, errlen, "Cannot open %s: %s", b->lock, strerror(errno));
+	return 0;
+}
+
+int iso_box_lock(struct iso_box *b, int wait, char *err, size_t errlen)
+{
+	if (b->lock_fd < 0 && iso_box_open_lock(b, err, errlen) < 0)
+		return -1;
 	while (flock(b->lock_fd, LOCK_EX | (wait ? 0 : LOCK_NB)) < 0) {
 		if (errno == EINTR)
 			continue;
@@ -220,6 +227,16 @@ int iso_box_set_owner(const struct iso_box *b, long uid, char *err, size_t errle
 	return 0;
 }
 
+int iso_box_foreign(const struct iso_box *b, const struct iso_caller *c, char *err, size_t errlen)
+{
+	long owner = iso_box_owner(b);
+
+	if (c->setuid && owner >= 0 && owner != (long)c->uid)
+		return iso_box_fail(err, errlen, "This box belongs to a different user (uid %ld)",
+				    owner);
+	return 0;
+}
+
 int iso_box_may(const struct iso_box *b, const struct iso_caller *c, int init, char *err,
 		size_t errlen)
 {
@@ -228,9 +245,8 @@ int iso_box_may(const struct iso_box *b, const struct iso_caller *c, int init, c
 
 	if (!c->setuid || owner == (long)c->uid)
 		return 0;
-	if (owner >= 0)
-		return iso_box_fail(err, errlen, "This box belongs to a different user (uid %ld)",
-				    owner);
+	if (iso_box_foreign(b, c, err, errlen) < 0)
+		return -1;
 	/* Nobody's: a new box is anyone's; an old one only root's. */
 	if (init || (lstat(b->dir, &st) < 0 && errno == ENOENT))
 		return 0;

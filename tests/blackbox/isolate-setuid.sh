@@ -147,6 +147,19 @@ for cmd in --init --cleanup "--run -- /bin/true"; do
 	check_re "...as isolate 2.x says it" "This box belongs to a different user \\(uid $NOBODY\\)" "$(cat "$T/err")"
 done
 check "...and the box is still there" test -d "$W/box"
+# Another member's box is refused before its lock is taken: with --wait,
+# while the owner's run holds it, at once (else it would wait for it, and
+# hold it, stopped by its caller, from the owner).
+"${AS[@]}" "$ISO" -b 0 --run -- /bin/sleep 20 >/dev/null 2>&1 &
+BUSY=$!
+wait_for 20 test -p "$T/locks/0.run/wait"
+timeout 10 "${AS2[@]}" "$ISO" -b 0 --wait --run -- /bin/true >/dev/null 2>"$T/err"
+rc=$?
+check_eq "--wait on another member's box in use: refused at once (exit 2), its run goes on" \
+	"2:running" "$rc:$(kill -0 "$BUSY" 2>/dev/null && echo running || echo over)"
+check_re "...as isolate 2.x says it" "This box belongs to a different user \\(uid $NOBODY\\)" "$(cat "$T/err")"
+kill -TERM "$BUSY"
+wait "$BUSY"
 
 # --cleanup: root removes what the caller and the program left, without
 # following what they put there. A link to a root directory, a deep tree,
