@@ -37,7 +37,7 @@ write_conf() { # extra lines on stdin
 	mv -f "$CONF.new" "$CONF"
 }
 echo "setuid_group = nogroup" | write_conf
-trap 'chmod 0755 "$CONFDIR"; rm -rf "$CONFDIR/etc"; bb_cleanup' EXIT
+trap 'chmod 0755 "$CONFDIR"; rm -rf "${CONFDIR:?}/etc"; bb_cleanup' EXIT
 
 if ! setpriv --reuid=nobody --regid=nogroup --clear-groups "$ISO" --version >/dev/null 2>&1; then
 	echo "1..0 # SKIP $T is not where nobody can run a set-user-ID program (nosuid, or modes)"
@@ -201,6 +201,7 @@ check_eq "...so another member may --init it" "$T/boxes/0:0" "$W2:$?"
 # reaps it, and we send SIGTERM then.
 if command -v strace >/dev/null 2>&1; then
 	"${AS[@]}" "$ISO" -b 5 --init >/dev/null
+	# shellcheck disable=SC2016 # $$ is the child sh's
 	strace -o "$T/strace" -e trace=wait4,kill -e inject=wait4:delay_exit=3000000 \
 		sh -c 'echo $$ >"$1"; shift; exec "$@"' sh "$T/iso.pid" \
 		"${AS[@]}" "$ISO" -b 5 --run -- /bin/true >/dev/null 2>&1 &
@@ -237,7 +238,7 @@ chmod 0644 "$CONF"
 # root's, first_uid another user's) and close it to itself (mode 0), so
 # that only root's eyes see the file.
 chmod 1777 "$CONFDIR"
-rm -r "$CONFDIR/etc"
+rm -r "${CONFDIR:?}/etc"
 install -d -m 0755 "$T/victim/0"
 touch "$T/victim/0/keep"
 "${AS[@]}" sh -c "mkdir '$CONFDIR/etc' && printf 'box_root = $T/victim\nlock_root = $T/locks\nfirst_uid = 1\nsetuid_group = nogroup\n' >'$CONF' && chmod 0 '$CONFDIR/etc'"
@@ -245,7 +246,7 @@ touch "$T/victim/0/keep"
 check_eq "a configuration of the caller's that the caller cannot see itself: refused, root's directory kept" \
 	"2:kept" "$?:$([ -e "$T/victim/0/keep" ] && echo kept || echo gone)"
 check_re "...saying so" "must be root's and writable by root alone" "$(cat "$T/err")"
-rm -rf "$CONFDIR/etc"
+rm -rf "${CONFDIR:?}/etc"
 install -d -m 0755 "$CONFDIR/etc"
 "${AS[@]}" "$ISO" -b 4 --init >/dev/null 2>"$T/err"
 check_eq "...and none at all there: isolate's defaults (box_root /var/local/lib/isolate, no setuid_group: refused)" \
