@@ -93,9 +93,8 @@ int iso_config_read(struct iso_config *c, const struct iso_caller *caller, char 
 	const char *env = getenv("PROCTOR_ISOLATE_CONFIG");
 	const char *path = iso_config_path;
 	struct iso_config_state st = {.c = c, .bad = ""};
-	struct stat sb;
 	FILE *f;
-	int line;
+	int line, missing = 0;
 
 	memset(c, 0, sizeof *c);
 	snprintf(c->box_root, sizeof c->box_root, "/var/local/lib/isolate");
@@ -107,11 +106,15 @@ int iso_config_read(struct iso_config *c, const struct iso_caller *caller, char 
 	 * and so would be a file it could write. */
 	if (env && *env && !caller->setuid)
 		snprintf(c->path, sizeof c->path, "%s", path = env);
-	/* stat(2), not access(2): that one asks with the caller's ids, which
-	 * may not see a file that root then reads unchecked. */
-	if (caller->setuid && stat(path, &sb) == 0 && iso_caller_trusted(path, err, errlen) < 0)
+	/* Looked at as root, whether it is there too: access(2) would look
+	 * with the caller's ids, which a directory of the caller's mode 0 on
+	 * the way (where one may be made: a sticky directory) would blind to
+	 * a file of the caller's that root then reads. */
+	if (caller->setuid && iso_caller_trusted(path, &missing, err, errlen) < 0)
 		return -1;
-	f = fopen(path, "re");
+	f = missing ? NULL : fopen(path, "re");
+	if (missing)
+		errno = ENOENT;
 	if (!f) {
 		if (errno == ENOENT && path != env)
 			return 0;
@@ -164,7 +167,7 @@ static int iso_box_mkdir(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-int iso_box_lock(struct iso_box *b, int wait, char *err, size_t errlen)
+int iso_box_open_lock(struct iso_box *b, char *err, size_t errlen)
 {
 	const char *slash = strrchr(b->lock, '/');
 	char root[1100];
@@ -177,6 +180,13 @@ int iso_box_lock(struct iso_box *b, int wait, char *err, size_t errlen)
 	b->lock_fd = open(b->lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (b->lock_fd < 0)
 		return iso_box_fail(err, errlen, "Cannot open %s: %s", b->lock, strerror(errno));
+	return 0;
+}
+
+int iso_box_lock(struct iso_box *b, int wait, char *err, size_t errlen)
+{
+	if (b->lock_fd < 0 && iso_box_open_lock(b, err, errlen) < 0)
+		return -1;
 	while (flock(b->lock_fd, LOCK_EX | (wait ? 0 : LOCK_NB)) < 0) {
 		if (errno == EINTR)
 			continue;
@@ -216,6 +226,16 @@ int iso_box_set_owner(const struct iso_box *b, long uid, char *err, size_t errle
 	return 0;
 }
 
+int iso_box_foreign(const struct iso_box *b, const struct iso_caller *c, char *err, size_t errlen)
+{
+	long owner = iso_box_owner(b);
+
+	if (c->setuid && owner >= 0 && owner != (long)c->uid)
+		return iso_box_fail(err, errlen, "This box belongs to a different user (uid %ld)",
+				    owner);
+	return 0;
+}
+
 int iso_box_may(const struct iso_box *b, const struct iso_caller *c, int init, char *err,
 		size_t errlen)
 {
@@ -224,9 +244,8 @@ int iso_box_may(const struct iso_box *b, const struct iso_caller *c, int init, c
 
 	if (!c->setuid || owner == (long)c->uid)
 		return 0;
-	if (owner >= 0)
-		return iso_box_fail(err, errlen, "This box belongs to a different user (uid %ld)",
-				    owner);
+	if (iso_box_foreign(b, c, err, errlen) < 0)
+		return -1;
 	/* Nobody's: a new box is anyone's; an old one only root's. */
 	if (init || (lstat(b->dir, &st) < 0 && errno == ENOENT))
 		return 0;
@@ -250,10 +269,22 @@ static int iso_rm_open(int pfd, const char *name, const struct stat *st)
 	return fd;
 }
 
+/* Whose directories iso_rm_tree may go into: anyone's (sudo), or only
+ * the caller's and the box user's (set-user-ID). Another's directory in
+ * box/ is one the caller moved there from a directory of its own (it
+ * cannot have been made there): root emptying it would remove what the
+ * caller could not. */
+struct iso_rm_owners {
+	int any;
+	uid_t uid[2];
+};
+
 /* Remove what fd holds but directories; the first directory met is put in
  * name and st (returns 1). 0: fd is empty now; -1 with errno: an entry
- * could not go, or a directory is a mount point (another dev). */
-static int iso_rm_scan(int fd, dev_t dev, char name[NAME_MAX + 1], struct stat *st)
+ * could not go, a directory is a mount point (another dev, EBUSY) or
+ * another's (EPERM). */
+static int iso_rm_scan(int fd, dev_t dev, const struct iso_rm_owners *own,
+		       char name[NAME_MAX + 1], struct stat *st)
 {
 	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
 	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
@@ -271,6 +302,10 @@ static int iso_rm_scan(int fd, dev_t dev, char name[NAME_MAX + 1], struct stat *
 			rc = errno == ENOENT ? 0 : -1;
 		} else if (S_ISDIR(st->st_mode) && st->st_dev != dev) {
 			errno = EBUSY;
+			rc = -1;
+		} else if (S_ISDIR(st->st_mode) && !own->any && st->st_uid != own->uid[0] &&
+			   st->st_uid != own->uid[1]) {
+			errno = EPERM;
 			rc = -1;
 		} else if (S_ISDIR(st->st_mode)) {
 			snprintf(name, NAME_MAX + 1, "%s", e->d_name);
@@ -311,10 +346,11 @@ static int iso_rm_up(int fd, const struct iso_rm_level *lv, const struct iso_rm_
 }
 
 /* The tree name in top, descriptor by descriptor: never through a symbolic
- * link, never into another file system, and never above name, however the
- * caller (who owns box/) renames its directories meanwhile; one
+ * link, never into another file system, never into a directory own does
+ * not allow, and never above name, however the caller (who owns box/)
+ * renames its directories meanwhile; one
  * descriptor open at a time, so any depth. Returns 0, or -1 with errno. */
-static int iso_rm_tree(int top, const char *name)
+static int iso_rm_tree(int top, const char *name, const struct iso_rm_owners *own)
 {
 	struct iso_rm_level *stack = NULL;
 	size_t depth = 0, cap = 0;
@@ -337,7 +373,7 @@ static int iso_rm_tree(int top, const char *name)
 		stack[depth].ino = st.st_ino;
 		snprintf(stack[depth].name, sizeof stack->name, "%s", depth ? next : name);
 		depth++;
-		while (fd >= 0 && (r = iso_rm_scan(fd, stack[0].dev, next, &st)) == 0) {
+		while (fd >= 0 && (r = iso_rm_scan(fd, stack[0].dev, own, next, &st)) == 0) {
 			if (--depth == 0) {
 				close(fd);
 				fd = -1;
@@ -369,10 +405,12 @@ static int iso_rm_tree(int top, const char *name)
 }
 
 /* The whole of dir (box_root/N): what the program and the caller left in
- * box/ is theirs (iso_rm_tree). */
-static int iso_box_rmtree(const char *dir, char *err, size_t errlen)
+ * box/ is theirs (iso_rm_tree); set-user-ID, every directory below dir
+ * must be the caller's or the box user's. */
+static int iso_box_rmtree(const struct iso_box *b, char *err, size_t errlen)
 {
-	const char *slash = strrchr(dir, '/');
+	const char *dir = b->dir, *slash = strrchr(dir, '/');
+	struct iso_rm_owners own = {getuid() == 0, {getuid(), b->uid}};
 	char parent[1100];
 	int top, rc;
 
@@ -381,7 +419,7 @@ static int iso_box_rmtree(const char *dir, char *err, size_t errlen)
 	if (top < 0)
 		return errno == ENOENT ? 0
 				       : iso_box_fail(err, errlen, "%s: %s", parent, strerror(errno));
-	rc = iso_rm_tree(top, slash + 1);
+	rc = iso_rm_tree(top, slash + 1, &own);
 	if (rc < 0)
 		iso_box_fail(err, errlen, "Cannot remove %s: %s", dir, strerror(errno));
 	close(top);
@@ -394,7 +432,7 @@ int iso_box_init(const struct iso_box *b, char *err, size_t errlen)
 	const char *slash = strrchr(b->dir, '/');
 
 	snprintf(root, sizeof root, "%.*s", (int)(slash - b->dir), b->dir);
-	if (iso_box_mkdir(root, err, errlen) < 0 || iso_box_rmtree(b->dir, err, errlen) < 0)
+	if (iso_box_mkdir(root, err, errlen) < 0 || iso_box_rmtree(b, err, errlen) < 0)
 		return -1;
 	if (mkdir(b->dir, 0755) < 0)
 		return iso_box_fail(err, errlen, "Cannot create %s: %s", b->dir, strerror(errno));
@@ -407,5 +445,5 @@ int iso_box_init(const struct iso_box *b, char *err, size_t errlen)
 
 int iso_box_cleanup(const struct iso_box *b, char *err, size_t errlen)
 {
-	return iso_box_rmtree(b->dir, err, errlen);
+	return iso_box_rmtree(b, err, errlen);
 }

@@ -37,8 +37,11 @@ int iso_config_read(struct iso_config *c, const struct iso_caller *caller, char 
 /* The box of id; -1 with err set when out of range. */
 int iso_box_find(const struct iso_config *c, long id, struct iso_box *b, char *err, size_t errlen);
 
-/* Take the box's lock (wait: block until it is free). Returns 0, or -1
- * with err set ("This box is currently in use by another process"). */
+/* Open the box's lock file (made if missing, never removed), without
+ * taking the lock; iso_box_lock takes it (opening the file first if this
+ * was not called; wait: block until it is free). Return 0, or -1 with err
+ * set ("This box is currently in use by another process"). */
+int iso_box_open_lock(struct iso_box *b, char *err, size_t errlen);
 int iso_box_lock(struct iso_box *b, int wait, char *err, size_t errlen);
 
 /* Whether the caller may --init (init), --run or --cleanup box b, whose
@@ -47,6 +50,11 @@ int iso_box_lock(struct iso_box *b, int wait, char *err, size_t errlen);
  * there is none. 0, or -1 with err set. */
 int iso_box_may(const struct iso_box *b, const struct iso_caller *c, int init, char *err,
 		size_t errlen);
+/* Whether b is another's (set-user-ID): its lock file names another
+ * owner. Without the lock held, a half-written name reads as none, never
+ * as another's. 0, or -1 with err set. */
+int iso_box_foreign(const struct iso_box *b, const struct iso_caller *c, char *err,
+		    size_t errlen);
 /* Record uid as the box's owner in its lock file (-1: nobody's). */
 int iso_box_set_owner(const struct iso_box *b, long uid, char *err, size_t errlen);
 

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/fsuid.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -89,17 +88,22 @@ int iso_caller_allowed(const struct iso_caller *c, const char *group, const char
 	return 0;
 }
 
-/* Our file-system ids made the caller's (on) or root's again (off).
- * Returns 0, or -1 when the kernel did not take them. */
-static int iso_caller_fsids(const struct iso_caller *c, int on)
+/* Our effective ids made the caller's (on) or root's again (off). Not the
+ * file-system ids alone: those leave us CAP_SYS_PTRACE and the like, with
+ * which /proc/PID/cwd, root and fd/N of any process (root's, another
+ * caller's) would open as links to what the caller cannot reach; an
+ * effective uid that is not 0 has no capability at all. Returns 0, or -1
+ * when the kernel did not take them. */
+static int iso_caller_ids(const struct iso_caller *c, int on)
 {
-	uid_t u = on ? c->uid : 0;
-	gid_t g = on ? c->gid : 0;
-
-	setfsgid(g);
-	setfsuid(u);
-	/* setfsuid says nothing of a failure but the old id: ask again. */
-	return (uid_t)setfsuid((uid_t)-1) == u && (gid_t)setfsgid((gid_t)-1) == g ? 0 : -1;
+	if (on)
+		return setresgid((gid_t)-1, c->gid, (gid_t)-1) < 0 ||
+			       setresuid((uid_t)-1, c->uid, (uid_t)-1) < 0
+			   ? -1
+			   : 0;
+	return setresuid((uid_t)-1, 0, (uid_t)-1) < 0 || setresgid((gid_t)-1, 0, (gid_t)-1) < 0
+		   ? -1
+		   : 0;
 }
 
 int iso_caller_open(const struct iso_caller *c, const char *path, int flags, mode_t mode)
@@ -108,12 +112,10 @@ int iso_caller_open(const struct iso_caller *c, const char *path, int flags, mod
 
 	if (!c->setuid)
 		return open(path, flags, mode);
-	if (iso_caller_fsids(c, 1) == 0)
+	if (iso_caller_ids(c, 1) == 0)
 		fd = open(path, flags, mode);
-	else
-		errno = EPERM;
 	saved = errno;
-	if (iso_caller_fsids(c, 0) < 0)
+	if (iso_caller_ids(c, 0) < 0 || geteuid() != 0 || getegid() != 0)
 		abort(); /* never go on with the caller's rights half taken */
 	errno = saved;
 	return fd;
@@ -129,12 +131,14 @@ static int iso_caller_root_only(const struct stat *st)
 	return !(st->st_mode & (S_IWGRP | S_IWOTH));
 }
 
-int iso_caller_trusted(const char *path, char *err, size_t errlen)
+int iso_caller_trusted(const char *path, int *missing, char *err, size_t errlen)
 {
 	char *copy, *part, *save = NULL;
 	struct stat st;
 	int fd, next, ok = 1;
 
+	if (missing)
+		*missing = 0;
 	if (path[0] != '/')
 		return iso_box_fail(err, errlen, "%s: not an absolute path", path);
 	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -147,6 +151,12 @@ int iso_caller_trusted(const char *path, char *err, size_t errlen)
 		next = openat(fd, part, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		close(fd);
 		fd = next;
+		/* The file alone missing, below directories only root may
+		 * write: nobody else can put it there. */
+		if (fd < 0 && errno == ENOENT && missing && !strtok_r(NULL, "/", &save)) {
+			*missing = 1;
+			break;
+		}
 		ok = fd >= 0 && fstat(fd, &st) == 0 && !S_ISLNK(st.st_mode) &&
 		     iso_caller_root_only(&st);
 	}

@@ -23,16 +23,19 @@ int iso_caller_init(struct iso_caller *c, char *err, size_t errlen);
 int iso_caller_allowed(const struct iso_caller *c, const char *group, const char *config,
 		       char *err, size_t errlen);
 
-/* open(2) with the caller's rights (file-system uid and gid; its groups
- * are ours already): in sudo mode a plain open. Returns the descriptor,
+/* open(2) with the caller's rights (its uid and gid as our effective
+ * ones, with no capability; its groups are ours already): in sudo mode a
+ * plain open. Returns the descriptor,
  * or -1 with errno. */
 int iso_caller_open(const struct iso_caller *c, const char *path, int flags, mode_t mode);
 
 /* A file we trust in set-user-ID mode (the configuration, proctord): it
  * and every directory above it root's, writable by no group or other
  * (a sticky directory of root's, /tmp, may be: others cannot replace
- * root's entries in it), no symbolic link on the way. 0, or -1 with err. */
-int iso_caller_trusted(const char *path, char *err, size_t errlen);
+ * root's entries in it), no symbolic link on the way; all looked at with
+ * root's eyes. With missing not NULL, the file itself may be missing
+ * (*missing set then). 0, or -1 with err. */
+int iso_caller_trusted(const char *path, int *missing, char *err, size_t errlen);
 
 /* In the child that becomes proctord, in set-user-ID mode: root wholly
  * (real, effective and saved ids, no supplementary groups), the signal

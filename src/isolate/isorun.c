@@ -352,8 +352,12 @@ static int iso_sources(struct iso_opts *o, const struct iso_caller *c, int *fds,
 	return 0;
 }
 
-static int iso_stdio(const struct iso_opts *o, const struct iso_box *b, struct iso_argv *a,
-		     char *err, size_t errlen)
+/* The redirects as host paths. Set-user-ID, never one that proctord takes
+ * for a descriptor of its own above 2 (/dev/fd/N, /proc/self/fd/N: a
+ * --dir rule of /proc or /dev leads there): its report's, its end pipe's,
+ * the binds' sources'. */
+static int iso_stdio(const struct iso_opts *o, const struct iso_box *b,
+		     const struct iso_caller *c, struct iso_argv *a, char *err, size_t errlen)
 {
 	static const char *const opts[] = {"--stdin", "--stdout", "--stderr"};
 	const char *paths[] = {o->in, o->out, o->err};
@@ -364,6 +368,10 @@ static int iso_stdio(const struct iso_opts *o, const struct iso_box *b, struct i
 			continue;
 		if (iso_map_path(o, b->box, paths[i], host, sizeof host, err, errlen) < 0)
 			return -1;
+		if (c->setuid && fd_path_number(host) > 2)
+			return iso_box_fail(err, errlen,
+					    "%s is %s, one of proctord's own descriptors",
+					    paths[i], host);
 		iso_argv_addf(a, opts[i], "%s", host);
 	}
 	if (o->stderr_to_stdout)
@@ -383,7 +391,7 @@ static int iso_proctord(const struct iso_caller *c, struct iso_argv *a, char *er
 	ssize_t n;
 
 	if (c->setuid) {
-		if (iso_caller_trusted(iso_proctord_path, err, errlen) < 0)
+		if (iso_caller_trusted(iso_proctord_path, NULL, err, errlen) < 0)
 			return -1;
 		iso_argv_add(a, iso_proctord_path);
 		return 0;
@@ -438,7 +446,7 @@ static int iso_command(const struct iso_opts *o, const struct iso_box *b, struct
 	iso_limits(o, a);
 	iso_binds(o, l->fds, a);
 	iso_env_build(o, a);
-	if (iso_stdio(o, b, a, err, errlen) < 0)
+	if (iso_stdio(o, b, l->caller, a, err, errlen) < 0)
 		return -1;
 	iso_argv_add(a, "--");
 	for (int i = 0; i < o->argc; i++)
@@ -506,6 +514,7 @@ static void iso_exec(const struct iso_launch *l, pid_t parent)
 static int iso_spawn(struct iso_launch *l, char *err, size_t errlen)
 {
 	pid_t parent = getpid(), pid;
+	siginfo_t info;
 	int status;
 
 	iso_signals();
@@ -520,6 +529,17 @@ static int iso_spawn(struct iso_launch *l, char *err, size_t errlen)
 	iso_child = pid;
 	if (iso_interrupt)
 		kill(pid, SIGTERM);
+	/* Ended, but not reaped yet: its pid cannot be another process's
+	 * until iso_on_signal has forgotten it. Reaped first, a signal of the
+	 * caller's (which may also stop us there until the pid is reused)
+	 * would have us, root, kill whatever has it then. */
+	while (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) < 0) {
+		if (errno != EINTR) {
+			iso_child = 0;
+			return iso_box_fail(err, errlen, "waitid: %s", strerror(errno));
+		}
+	}
+	iso_child = 0;
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR)
 			return iso_box_fail(err, errlen, "waitpid: %s", strerror(errno));

@@ -137,7 +137,10 @@ static int cmd_run(const struct iso_opts *o, const struct iso_box *b, const stru
 }
 
 /* The caller may use proctor-isolate (root; set-user-ID, a member of
- * setuid_group), and this box (iso_box_may), whose lock is ours. */
+ * setuid_group), and this box (iso_box_may), whose lock is ours. Another
+ * member's box is refused before its lock is taken too (the owner cannot
+ * go but by its --cleanup): a caller that stopped us holding it
+ * would keep it from its owner. */
 static int cmd_admit(const struct iso_opts *o, const struct iso_caller *caller, struct iso_box *b,
 		     char *err, size_t errlen)
 {
@@ -146,6 +149,8 @@ static int cmd_admit(const struct iso_opts *o, const struct iso_caller *caller, 
 	if (iso_config_read(&c, caller, err, errlen) < 0 ||
 	    iso_caller_allowed(caller, c.setuid_group, c.path, err, errlen) < 0 ||
 	    iso_box_find(&c, o->box_id, b, err, errlen) < 0 ||
+	    iso_box_open_lock(b, err, errlen) < 0 ||
+	    iso_box_foreign(b, caller, err, errlen) < 0 ||
 	    iso_box_lock(b, o->wait, err, errlen) < 0 ||
 	    iso_box_may(b, caller, o->cmd == ISO_INIT, err, errlen) < 0)
 		return -1;
