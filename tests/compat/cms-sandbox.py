@@ -4,9 +4,10 @@
 
 Drives cms/grading/Sandbox.py and cms/grading/steps/ of a CMS checkout
 (CMS_SRC, a directory) with proctor-isolate as `isolate` on the PATH: a
-Batch task's C solution compiled by compilation_step, then evaluated by
-evaluation_step and judged by white_diff_step, right, wrong, too slow, out
-of memory, crashing and exiting non-zero; then a Communication task's
+Batch task's C and C++ solutions compiled by compilation_step with the
+command lines of CMS's own language classes (C11 / gcc, C++17 / g++),
+then evaluated by evaluation_step and judged by white_diff_step, right,
+wrong, too slow, out of memory, crashing and exiting non-zero; then a Communication task's
 evaluation as Communication.py runs it (a manager and two users through
 FIFOs). Only CMS's database and configuration layers are stood in for (a
 FileCacher that is never used, the configuration's defaults): everything
@@ -58,7 +59,8 @@ STUBS = {
     """ % work,
     "cms/db/__init__.py": "",
     "cms/db/filecacher.py": "class FileCacher:\n    pass\n",
-    "cms/grading/__init__.py": "",
+    "cms/grading/__init__.py":
+        "from .language import Language, CompiledLanguage\n",
 }
 tree = os.path.join(work, "py")
 for path, text in STUBS.items():
@@ -66,7 +68,8 @@ for path, text in STUBS.items():
     with open(os.path.join(tree, path), "w") as f:
         f.write(textwrap.dedent(text))
 # CMS's own code, as it is in the checkout.
-for path in ("cms/grading/Sandbox.py", "cms/grading/steps", "cmscommon"):
+for path in ("cms/grading/Sandbox.py", "cms/grading/steps", "cmscommon",
+             "cms/grading/language.py", "cms/grading/languages"):
     dst = os.path.join(tree, path)
     if os.path.isdir(os.path.join(CMS_SRC, path)):
         shutil.copytree(os.path.join(CMS_SRC, path), dst)
@@ -92,6 +95,8 @@ from cms.grading.steps import (compilation_step, evaluation_step,  # noqa: E402
 from cms.grading.steps.evaluation import (  # noqa: E402
     evaluation_step_after_run, evaluation_step_before_run,
     human_evaluation_message)
+from cms.grading.languages.c11_gcc import C11Gcc  # noqa: E402
+from cms.grading.languages.cpp17_gpp import Cpp17Gpp  # noqa: E402
 
 n = 0
 failed = 0
@@ -126,17 +131,24 @@ int main(void) {
 }
 """
 
-# --- Batch: compile (CMS's C11 command line), then evaluate ------------------
-sb = Sandbox(0, None, name="compile")
-with sb.create_file("batch.c") as f:
-    f.write(SOLUTION.encode())
-ok, comp_ok, text, stats = compilation_step(sb, [[
-    "/usr/bin/gcc", "-DEVAL", "-std=gnu11", "-O2", "-pipe", "-static", "-s",
-    "-o", "batch", "batch.c", "-lm"]])
-check("Batch: compilation_step compiles the C solution", (True, True), (ok, comp_ok))
-with sb.get_file("batch") as f:
-    binary = f.read()
-sb.cleanup(delete=True)
+SOLUTION_CPP = r"""
+#include <csignal>
+#include <cstddef>
+#include <iostream>
+#include <vector>
+int main() {
+    long a, b;
+    if (!(std::cin >> a >> b)) return 5;
+    if (a == 1) std::cout << a + b + 1 << std::endl;        // wrong
+    else if (a == 2) for (volatile long i = 0;; i++) ;    // too slow
+    else if (a == 3) { std::vector<char> v(512u << 20);
+        for (std::size_t i = 0; i < v.size(); i += 4096) v[i] = 1; }
+    else if (a == 4) std::raise(SIGSEGV);
+    else if (a == 5) return 3;
+    std::cout << a + b << std::endl;
+    return 0;
+}
+"""
 
 CASES = [  # input, exit status, outcome of white_diff_step, contestant's message
     ("10 32", Sandbox.EXIT_OK, 1.0, []),
@@ -146,25 +158,49 @@ CASES = [  # input, exit status, outcome of white_diff_step, contestant's messag
     ("4 0", Sandbox.EXIT_SIGNAL, None, ["Execution killed by signal"]),
     ("5 0", Sandbox.EXIT_NONZERO_RETURN, None, ["Execution failed because the return code was nonzero"]),
 ]
-for given, status, outcome, message in CASES:
-    sb = Sandbox(1, None, name="evaluate")
-    with sb.create_file("batch", executable=True) as f:
-        f.write(binary)
-    with sb.create_file("input.txt") as f:
-        f.write((given + "\n").encode())
-    with sb.create_file("res.txt") as f:
-        f.write(b"42\n")
-    ok, eval_ok, stats = evaluation_step(sb, [["./batch"]], 1.0, 64 * 1024 * 1024,
-                                         stdin_redirect="input.txt",
-                                         stdout_redirect="output.txt")
-    got_outcome = white_diff_step(sb, "output.txt", "res.txt")[0] if eval_ok else None
-    got_message = [m for m in human_evaluation_message(stats)] if stats else None
-    check("Batch, input %r: %s, outcome %s, %r (time %s s, memory %s bytes)" % (
-        given, status, outcome, message, stats and stats["execution_time"],
-        stats and stats["execution_memory"]),
-        (True, status, outcome, message),
-        (ok, stats and stats["exit_status"], got_outcome, got_message))
+
+
+def batch(language, source, text):
+    """Compile with the language's own command line, then run the cases."""
+    sb = Sandbox(0, None, name="compile")
+    with sb.create_file(source) as f:
+        f.write(text.encode())
+    commands = language.get_compilation_commands([source], "batch")
+    ok, comp_ok, _, _ = compilation_step(sb, commands)
+    check("Batch, %s: compilation_step runs %s" % (language.name, " ".join(commands[0])),
+          (True, True), (ok, comp_ok))
+    binary = None
+    if ok and comp_ok:
+        with sb.get_file("batch") as f:
+            binary = f.read()
     sb.cleanup(delete=True)
+    if binary is None:
+        return None
+    for given, status, outcome, message in CASES:
+        sb = Sandbox(1, None, name="evaluate")
+        with sb.create_file("batch", executable=True) as f:
+            f.write(binary)
+        with sb.create_file("input.txt") as f:
+            f.write((given + "\n").encode())
+        with sb.create_file("res.txt") as f:
+            f.write(b"42\n")
+        ok, eval_ok, stats = evaluation_step(sb, [["./batch"]], 1.0, 64 * 1024 * 1024,
+                                             stdin_redirect="input.txt",
+                                             stdout_redirect="output.txt")
+        got_outcome = white_diff_step(sb, "output.txt", "res.txt")[0] if eval_ok else None
+        got_message = [m for m in human_evaluation_message(stats)] if stats else None
+        check("Batch, %s, input %r: %s, outcome %s, %r (time %s s, memory %s bytes)" % (
+            language.name, given, status, outcome, message,
+            stats and stats["execution_time"], stats and stats["execution_memory"]),
+            (True, status, outcome, message),
+            (ok, stats and stats["exit_status"], got_outcome, got_message))
+        sb.cleanup(delete=True)
+    return binary
+
+
+# --- Batch: compile (CMS's own language classes), then evaluate -------------
+binary = batch(C11Gcc(), "batch.c", SOLUTION)
+batch(Cpp17Gpp(), "batch.cpp", SOLUTION_CPP)
 
 # --- Communication: a manager and two users, as Communication.evaluate -------
 MANAGER = r"""#!/bin/bash
