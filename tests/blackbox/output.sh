@@ -107,7 +107,11 @@ pd_start --dir "$sb" --output-limit 1MiB --stdout "$T/gc" -- sh -c 'sleep 60 & e
 pd_poll "$sb"
 t1=$(now_us)
 check_eq "the main process exits while a grandchild holds stdout: exited 0" "exited 0" "$ANS_HEAD" || ans_diag
-check_range "...reported within 3 s" 0 3000000 $((t1 - t0))
+# Well before the grandchild's 60 s either way; under valgrind, whose
+# proctord takes a second of CPU to start, a loaded machine made it 4.1 s.
+gc_s=3
+! vg_on || gc_s=15
+check_range "...reported within $gc_s s" 0 $((gc_s * 1000000)) $((t1 - t0))
 wait_for 5 pid_gone "$reader"
 check "...and the FIFO's reader gets end of file (the grandchild is gone)" pid_gone "$reader"
 check_eq "...after the main process's output" "main done" "$(cat "$T/gc.out")"
