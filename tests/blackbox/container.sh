@@ -6,22 +6,12 @@
 
 src=$(cd "$(dirname "$0")/../.." && pwd)
 . "$(dirname "$0")/ctr-lib.sh"
-skip_all() {
-	echo "1..0 # SKIP $*"
-	exit 0
-}
-# The sanitizer and valgrind suites: proctord's paths here are nocap.sh's
-# and box-rootless.sh's, which they run; an ASan build would also need its
-# runtime in the image.
-san_on && skip_all "in a sanitizer build (nocap.sh covers these paths there)"
-vg_on && skip_all "under valgrind (nocap.sh covers these paths there)"
+ctr_start_checks
 ctr_need
 [ -z "$CTR_WHY" ] || skip_all "$CTR_WHY"
 for tool in useradd userdel runuser newuidmap; do
 	command -v "$tool" >/dev/null || skip_all "no $tool"
 done
-build=$(dirname "$(dirname "$PROCTORD")")
-[ -f "$build/meson-info/intro-installed.json" ] || skip_all "$build is not a meson build directory"
 chmod 0755 "$T"
 
 # Podman's state, apart from the host's: its run root must be under 50

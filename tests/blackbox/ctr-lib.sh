@@ -3,6 +3,23 @@
 # shellcheck disable=SC2034 # CTR_* are for the scripts that source this
 # The image of the container tests (tests/blackbox/container.sh and docker.sh, tests/bench/container.sh): meson install's tree FROM scratch, with what it loads, a shell and busybox's tools, and contrib/container's entry point; the cases the black-box scripts run in it, and their TAP lines. Sourced by bash.
 
+# skip_all WHY...: the whole script skipped, saying why.
+skip_all() {
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+
+# ctr_start_checks: the checks every container script starts with. Not in
+# a sanitizer build nor under valgrind: proctord's paths here are nocap.sh's
+# and box-rootless.sh's, which those run (an ASan build would also need its
+# runtime in the image). Sets build, the meson build directory.
+ctr_start_checks() {
+	san_on && skip_all "in a sanitizer build (nocap.sh covers these paths there)"
+	vg_on && skip_all "under valgrind (nocap.sh covers these paths there)"
+	build=$(dirname "$(dirname "$PROCTORD")")
+	[ -f "$build/meson-info/intro-installed.json" ] || skip_all "$build is not a meson build directory"
+}
+
 # ctr_need_image: CTR_WHY is empty when this host has what the image needs
 # (root, meson, python3, dash, busybox, ldd), else it says what is missing.
 ctr_need_image() {

@@ -6,19 +6,12 @@
 
 src=$(cd "$(dirname "$0")/../.." && pwd)
 . "$(dirname "$0")/ctr-lib.sh"
-skip_all() {
-	echo "1..0 # SKIP $*"
-	exit 0
-}
-san_on && skip_all "in a sanitizer build (nocap.sh covers these paths there)"
-vg_on && skip_all "under valgrind (nocap.sh covers these paths there)"
+ctr_start_checks
 ctr_need_image
 [ -z "$CTR_WHY" ] || skip_all "$CTR_WHY"
 for tool in docker dockerd containerd runc; do
 	command -v "$tool" >/dev/null || skip_all "no $tool (Debian: apt-get install docker.io)"
 done
-build=$(dirname "$(dirname "$PROCTORD")")
-[ -f "$build/meson-info/intro-installed.json" ] || skip_all "$build is not a meson build directory"
 # The profile's base: Docker's own default, which Docker's packages do not
 # ship (it is compiled in): DOCKER_SECCOMP_DEFAULT, or moby's source as
 # Debian's golang-github-docker-docker-dev has it; else Podman's, of the
