@@ -163,7 +163,9 @@ static int answer_hand_over(struct fifo *f, const char *buf, size_t len, uint64_
 		fifo_forget_events(f);
 	f->closed_early = 0;
 	opener_rename_after(&f->opener, f->dirfd, f->spare ? f->spare_name : NULL);
-	opener_submit(&f->opener, buf, len, composed_us);
+	/* The end waits for the terminating wait's answer: its delivery is
+	 * told at once (nothing else would wake the loop). */
+	opener_submit(&f->opener, buf, len, composed_us, f->head->kind == REQUEST_TERMINATE);
 	answer_deadline(f);
 	return 0;
 }
@@ -408,7 +410,10 @@ static void answer_stuck(struct fifo *f, int fd, int err)
  * the next answer there, the other answers owed are dropped (a 0's kept).
  *
  * Whatever wakes the loop takes the opener's word first (opener_poll): a
- * delivered answer does not wake it by itself.
+ * delivered answer does not wake it by itself, but for the terminating
+ * wait's, which nothing else would (no request follows it, no reader's
+ * close is watched once the spare took the name), and which the end waits
+ * for.
  */
 struct answer_action {
 	void (*fn)(struct fifo *f, int fd, int err);

@@ -151,10 +151,14 @@ static void *opener_main(void *arg)
 		o->job = 0;
 		o->done = 1;
 		pthread_cond_broadcast(&o->cond);
-		/* A delivered answer needs nothing of the loop at once: its
-		 * reader's close wakes it, and it takes the result then
-		 * (opener_poll). Waking it now would put it between the
-		 * reader and its answer, on the reader's CPU. */
+		/* A delivered answer needs nothing of the loop at once: the
+		 * next request, or the deadline, wakes it, and it takes the
+		 * result then (opener_poll). Waking it now would put it
+		 * between the reader and its answer, on the reader's CPU.
+		 * But for the terminating wait's (want_word from the start):
+		 * no request comes after it, the spare took the name status
+		 * so no reader's close is watched, and proctord's end would
+		 * wait out the deadline. */
 		notify = !o->cancel && (o->result != OPENER_DELIVERED || o->want_word);
 		pthread_mutex_unlock(&o->lock);
 		if (notify)
@@ -262,7 +266,7 @@ void opener_set_path(struct opener *o, int path_fd)
 	pthread_mutex_unlock(&o->lock);
 }
 
-void opener_submit(struct opener *o, const char *buf, size_t len, uint64_t composed_us)
+void opener_submit(struct opener *o, const char *buf, size_t len, uint64_t composed_us, int wake)
 {
 	pthread_mutex_lock(&o->lock);
 	if (len > sizeof o->buf)
@@ -273,7 +277,7 @@ void opener_submit(struct opener *o, const char *buf, size_t len, uint64_t compo
 	o->renamed = 0;
 	o->cancel = 0;
 	o->done = 0;
-	o->want_word = 0;
+	o->want_word = wake;
 	o->job = 1;
 	o->in_flight = 1;
 	pthread_cond_broadcast(&o->cond);

@@ -64,8 +64,10 @@ int opener_start(struct opener *o, struct ev_loop *loop, int path_fd, opener_cb 
  * flight). */
 void opener_set_path(struct opener *o, int path_fd);
 /* Open the status FIFO (blocking, in the thread) and deliver buf there,
- * composed at composed_us; cb is called from the loop once it is done. */
-void opener_submit(struct opener *o, const char *buf, size_t len, uint64_t composed_us);
+ * composed at composed_us; cb is called from the loop once it is done. A
+ * delivered answer wakes the loop only if wake is set (the terminating
+ * wait's, which the end waits for; see opener_poll). */
+void opener_submit(struct opener *o, const char *buf, size_t len, uint64_t composed_us, int wake);
 /* The job's answer, once written, is followed by the rename of spare (a
  * name in dirfd) over status, before the thread's close: see fifo.c's
  * fifo_spare_make. Call before opener_submit. */
@@ -79,9 +81,9 @@ int opener_take_renamed(struct opener *o);
  * -1: neither (errno set). */
 int opener_swap_status(int dirfd, const char *spare);
 /* The result of the job in flight, if it has one: cb is called now. A
- * delivered answer does not wake the loop; whatever wakes it next (the
- * reader's close, a request, a deadline) calls this first. Returns 1 if cb
- * was called. */
+ * delivered answer does not wake the loop (unless submitted with wake);
+ * whatever wakes it next (a request, the deadline, without a spare the
+ * reader's close) calls this first. Returns 1 if cb was called. */
 int opener_poll(struct opener *o);
 /* Give up the job in flight, if any, at once: cb is not called for it.
  * Returns -1, or the FIFO open for writing when a reader came meanwhile (a
