@@ -184,9 +184,10 @@ diag "allowed CPUs: $allowed; pinning to $set_"
 # --- the file key ---------------------------------------------------------------
 
 printf '[pin]\ncpuset = %s\n' "$set_" >"$T/pin.conf"
+# A long path in the "from" column puts "enforced by" on the next line.
 check_re "--check shows the key from the file with what pins it" \
 	"^cpuset +$set_ +$T/pin.conf:2 \\[pin\\] +(cgroup|affinity)" \
-	"$("$PROCTORD" --check --config "$T/pin.conf" --profile pin 2>&1 | grep '^cpuset ')"
+	"$("$PROCTORD" --check --config "$T/pin.conf" --profile pin 2>&1 | grep -A1 '^cpuset ' | tr '\n' ' ')"
 
 # --- without cgroups: the affinity ----------------------------------------------
 
