@@ -7,11 +7,11 @@
 #   sh contrib/quickstart.sh demo
 #   sh contrib/quickstart.sh test
 #
-# test runs the plain suite, then the sanitizer suite (without its timing
-# checks), then the cgroup v2 suites in a VM; beside them, at nice 19, the
-# black-box tests that CI runs with proctord under valgrind (meson test
-# --setup valgrind; --setup valgrindall has them all), the fuzz targets for
-# a bounded time and the static analysers (tests/lint.sh), these in a cpu
+# test runs the plain suite, then the cgroup v2 suites in a VM; beside them,
+# at nice 19, the sanitizer suite (without its timing checks), the black-box
+# tests that CI runs with proctord under valgrind (meson test --setup
+# valgrind; --setup valgrindall has them all), the fuzz targets for a
+# bounded time and the static analysers (tests/lint.sh), these in a cpu
 # cgroup of a low weight, beside the VM. A test that fails is run once more,
 # alone; the end of the output names every test that failed once.
 #
@@ -289,16 +289,18 @@ do_test() {
     echo "install: meson install -C build failed"
     failed=$((failed + 1))
   fi
-  # Two lanes share the 2 CPUs. This one runs the plain suite, which
-  # measures time, then the sanitizer suite (its timing checks skipped, its
-  # scripts two at a time), then the VM's, which measures time in an
-  # emulated machine. The background lane, at nice 19, builds build-asan,
-  # then runs what measures no time: the black-box tests under valgrind
-  # (their timing checks are skipped there), the fuzzers and the static
-  # analysers. The analysers, last, run in a cpu cgroup of a low weight
-  # (lane_cgroup), where they take only what this lane leaves: they go on
-  # beside the VM (qemu took 268 s of CPU in 236 s here, one CPU mostly
-  # idle), which waits only for what comes before them.
+  # Two lanes share the 2 CPUs. This one runs what measures time: the plain
+  # suite, whose timing scripts run one at a time and leave a CPU mostly
+  # idle (371 s of wall and 374 s of CPU alone here), then the VM's suites,
+  # which measure time in an emulated machine. The background lane, at nice
+  # 19, builds build-asan, then runs what measures no time: the sanitizer
+  # suite (its timing checks skipped, its scripts two at a time), the
+  # black-box tests under valgrind (their timing checks are skipped there
+  # too), the fuzzers and the static analysers. The analysers, last, run in
+  # a cpu cgroup of a low weight (lane_cgroup), where they take only what
+  # this lane leaves: they go on beside the VM (qemu took 268 s of CPU in
+  # 236 s here, one CPU mostly idle), which waits only for what comes
+  # before them.
   lane_dir=$TMPDIR/lane
   mkdir "$lane_dir"
   background_lane >"$lane_dir/log" 2>&1 </dev/null &
@@ -311,20 +313,6 @@ do_test() {
   run_tests build
   echo "the test suite took $(($(date +%s) - t0)) s"
 
-  say "test suite under AddressSanitizer and UBSan (build-asan/; no timing checks)"
-  sanitizer_options
-  # build-asan is the lane's first step.
-  while [ ! -f "$lane_dir/asan-built" ] && kill -0 "$lane_pid" 2>/dev/null; do
-    sleep 1
-  done
-  if [ "$(cat "$lane_dir/asan-built" 2>/dev/null)" = 0 ]; then
-    t0=$(date +%s)
-    run_tests build-asan
-    echo "the sanitizer suite took $(($(date +%s) - t0)) s"
-  else
-    echo "build-asan: the sanitizer build failed (its log follows the lane's steps below)"
-    failed=$((failed + 1))
-  fi
   # The VM measures time: it starts once the lane has ended or has only the
   # analysers left, in their cgroup of a low weight.
   while [ ! -f "$lane_dir/lint-only" ] && kill -0 "$lane_pid" 2>/dev/null; do
@@ -414,10 +402,10 @@ lane_cgroup_remove() {
   [ ! -d "$lc_cg" ] || echo "lane: $lc_cg is left: $(wc -l <"$lc_cg/cgroup.procs") processes in it"
 }
 
-# background_lane: build-asan (its exit code to $lane_dir/asan-built), then
-# valgrind, fuzz and lint, all at nice 19, lint also in a cpu cgroup of a
-# low weight (lane_cgroup; then $lane_dir/lint-only says so); the totals of
-# its tests go to $lane_dir/totals as "PASSED FAILED SKIPPED".
+# background_lane: build-asan and its suite, then valgrind, fuzz and lint,
+# all at nice 19, lint also in a cpu cgroup of a low weight (lane_cgroup;
+# then $lane_dir/lint-only says so); the totals of its tests go to
+# $lane_dir/totals as "PASSED FAILED SKIPPED".
 background_lane() {
   low="nice -n 19"
   # Without CAP_SYS_NICE, nothing in the lane can climb back over the
@@ -434,7 +422,15 @@ background_lane() {
   { setup_dir build-asan -Db_sanitize=address,undefined -Db_lundef=false &&
     $low meson compile -C build-asan; } || asan_rc=$?
   echo "build-asan: built in $(($(date +%s) - t0)) s (exit $asan_rc)"
-  echo "$asan_rc" >"$lane_dir/asan-built"
+  if [ "$asan_rc" -eq 0 ]; then
+    say "test suite under AddressSanitizer and UBSan (build-asan/; no timing checks)"
+    t0=$(date +%s)
+    run_tests build-asan
+    echo "the sanitizer suite took $(($(date +%s) - t0)) s"
+  else
+    echo "build-asan: the sanitizer build failed"
+    failed=$((failed + 1))
+  fi
   test_valgrind
   test_fuzz
   # The analysers measure and assert no time: they take only what the

@@ -55,7 +55,7 @@ race_one() {
 }
 private_cgroups "race.$$"
 dirs=$PRIVATE
-t0=$(now_us)
+t0=${EPOCHREALTIME/./}
 (
 	if [ -z "${PROCTOR_TEST_SCOPE:-}" ]; then
 		# shellcheck disable=SC2086
@@ -68,7 +68,7 @@ t0=$(now_us)
 		i=$((i + par))
 	done
 )
-t1=$(now_us)
+t1=${EPOCHREALTIME/./}
 diag "$n_total proctords, $par at a time, in $(((t1 - t0) / 1000)) ms"
 bad=0
 # The verdict, in JSON, is in $out/N.json; proctord's warnings in N.err.
@@ -117,14 +117,14 @@ else
 	) &
 	gone_pid=$!
 	removed=0
-	deadline=$(($(now_us) + 4 * T_OP * 1000000))
-	while kill -0 "$gone_pid" 2>/dev/null && [ "$(now_us)" -lt "$deadline" ]; do
+	deadline=$((${EPOCHREALTIME/./} + 4 * T_OP * 1000000))
+	while kill -0 "$gone_pid" 2>/dev/null && [ "${EPOCHREALTIME/./}" -lt "$deadline" ]; do
 		for d in $gdirs; do
 			for c in "$d"/proctor-* "$d"/*/proctor-*; do
 				[ -d "$c" ] && rmdir "$c" 2>/dev/null && removed=$((removed + 1))
 			done
 		done
-		sleep 0.01
+		pause 0.01
 	done
 	wait "$gone_pid"
 	rc=$?
@@ -147,10 +147,10 @@ if command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
 	done
 	locked() { ! flock -n "$1" true; }
 	for d in $(cg_dirs $$); do wait_for "$T_OP" locked "$d"; done
-	t0=$(now_us)
+	t0=${EPOCHREALTIME/./}
 	"$PROCTOR" run --memory-max 64MiB -- /bin/true 2>"$T/stranger.err"
 	rc=$?
-	t1=$(now_us)
+	t1=${EPOCHREALTIME/./}
 	check_eq "with nobody holding flock -x on every parent cgroup, a start succeeds" 0 "$rc"
 	check_range "...at once (ms)" 0 1000 $(((t1 - t0) / 1000))
 	check "...with no warning (its cgroups made and claimed)" \

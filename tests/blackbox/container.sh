@@ -31,7 +31,7 @@ cleanup() {
 		for p in /proc/[0-9]*; do
 			[ "$(stat -c %u "$p" 2>/dev/null)" = "$uid" ] && kill -9 "${p#/proc/}" 2>/dev/null
 		done
-		sleep 0.2
+		pause 0.2
 		userdel "$user" || diag "userdel $user failed"
 	fi
 	rm -rf "$PST"

@@ -137,7 +137,7 @@ if [ "$last" -lt 1 ]; then
 else
 	taskset -c "$last" "$PROGS/spin" >/dev/null 2>&1 &
 	burner=$!
-	sleep 0.3
+	pause 0.3
 	busy=$("$PROCTORD" --check --cgroup none --cpuset "$last" 2>&1 | grep '^busy ')
 	kill "$burner" 2>/dev/null
 	wait "$burner" 2>/dev/null

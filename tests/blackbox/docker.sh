@@ -41,7 +41,7 @@ cleanup() {
 		kill -TERM "$dockerd_pid" 2>/dev/null
 		for ((i = 0; i < 150; i++)); do
 			kill -0 "$dockerd_pid" 2>/dev/null || break
-			sleep 0.1
+			pause 0.1
 		done
 		kill -KILL "$dockerd_pid" 2>/dev/null
 	fi
@@ -69,7 +69,7 @@ for ((i = 0; i < 300; i++)); do
 		up=1
 		break
 	fi
-	sleep 0.1
+	pause 0.1
 done
 [ -n "$up" ] || skip_all "dockerd does not start here: $(grep -v '^$' "$T/dockerd.log" | tail -n 1)"
 

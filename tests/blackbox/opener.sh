@@ -131,10 +131,10 @@ else
 	tracer=$!
 	wait_for "$T_OP" is_fifo "$sb/status"
 	timeout "$T_OP" bash -c 'echo 1 > "$1/wait"; sleep 0.2; cat "$1/status" >/dev/null' _ "$sb"
-	t0=$(now_us)
+	t0=${EPOCHREALTIME/./}
 	timeout "$T_OP" "$PROCTOR" stop --timeout 8 "$sb" >"$T/answer" 2>"$T/answer.err"
 	rc=$?
-	elapsed=$(($(now_us) - t0))
+	elapsed=$((${EPOCHREALTIME/./} - t0))
 	check_eq "the terminating wait's answer from the opener: proctor stop succeeds" 0 "$rc" ||
 		diag "$(cat "$T/answer.err")"
 	wait "$tracer"

@@ -82,7 +82,7 @@ check_eq "the terminating wait still works after all that" "killed terminate" "$
 # would be seconds late) and later waits are answered. A later client may get the orphaned
 # answer first; every answer must still be well-formed (waitloop checks that).
 sb="$T/orphan"
-t0=$(now_us)
+t0=${EPOCHREALTIME/./}
 pd_start --dir "$sb" --wall-time 700ms -- sleep 10
 timeout "$T_OP" bash -c 'echo 1 > "$1/wait"' _ "$sb"
 sleep 0.1

@@ -46,10 +46,10 @@ flood() {
 	pd_start --dir "$sb" --wall-time 30s -- "$PROGS/spin" 500 || return 1
 	pid=$(pd_pid "$sb")
 	a=$(awk '{print $14 + $15}' "/proc/$pid/stat")
-	t0=$(now_us)
+	t0=${EPOCHREALTIME/./}
 	timeout 2 "$PROGS/waitloop" "$sb" 1000000 >/dev/null 2>&1
 	b=$(awk '{print $14 + $15}' "/proc/$pid/stat")
-	t1=$(now_us)
+	t1=${EPOCHREALTIME/./}
 	# Clock ticks (1/100 s) over µs of wall time, in per cent of one CPU.
 	share=$(( (b - a) * 10000 * 100 / (t1 - t0) ))
 	diag "proctord under a flood of waits: ${share}% of one CPU"
@@ -79,7 +79,7 @@ if [ "$rt" = 1 ] && ! vg_on; then
 	for _ in $(seq 30); do
 		policy=$(chrt -p "$pid" 2>&1)
 		[[ $policy != *SCHED_FIFO* ]] || break
-		sleep 0.1
+		pause 0.1
 	done
 	check_re "proctord itself is SCHED_FIFO, reset on fork" "SCHED_FIFO\|SCHED_RESET_ON_FORK" "$policy"
 else
