@@ -7,12 +7,12 @@
 #   sh contrib/quickstart.sh demo
 #   sh contrib/quickstart.sh test
 #
-# test runs the plain suite, the black-box tests that CI runs with proctord
-# under valgrind (meson test --setup valgrind; --setup valgrindall has them
-# all), then the cgroup v2 suites in a VM; beside them, at nice 19, the
-# sanitizer suite (without its timing checks), the fuzz targets for a
+# test runs the plain suite, then the cgroup v2 suites in a VM; beside them,
+# at nice 19, the sanitizer suite (without its timing checks), the black-box
+# tests that CI runs with proctord under valgrind (meson test --setup
+# valgrind; --setup valgrindall has them all), the fuzz targets for a
 # bounded time and the static analysers (tests/lint.sh), these in a cpu
-# cgroup whose weight drops to a quarter when the VM starts. A test that fails is run once more,
+# cgroup of a low weight, beside the VM. A test that fails is run once more,
 # alone; the end of the output names every test that failed once.
 #
 # Missing build dependencies are installed with apt-get (Debian, Ubuntu).
@@ -289,18 +289,18 @@ do_test() {
     echo "install: meson install -C build failed"
     failed=$((failed + 1))
   fi
-  # Two lanes share the 2 CPUs. This one runs the plain suite, whose timing
-  # scripts run one at a time and leave a CPU mostly idle (371 s of wall and
-  # 374 s of CPU alone here), then the valgrind suite (its timing checks are
-  # skipped, but its scripts bound how long a start may take), then the
-  # VM's suites, which measure time in an emulated machine. The background
-  # lane, at nice 19, builds build-asan, then runs what measures no time:
-  # the sanitizer suite (its timing checks skipped, its scripts two at a
-  # time), the fuzzers and the static analysers. The analysers, last, run in
-  # a cpu cgroup of their own (lane_cgroup), whose weight drops to a quarter
-  # when the VM starts: before, they share the CPUs as the rest; then they
-  # take only what the VM leaves (qemu took 268 s of CPU in 236 s here, one
-  # CPU mostly idle), and the VM waits only for what comes before them.
+  # Two lanes share the 2 CPUs. This one runs what measures time: the plain
+  # suite, whose timing scripts run one at a time and leave a CPU mostly
+  # idle (371 s of wall and 374 s of CPU alone here), then the VM's suites,
+  # which measure time in an emulated machine. The background lane, at nice
+  # 19, builds build-asan, then runs what measures no time: the sanitizer
+  # suite (its timing checks skipped, its scripts two at a time), the
+  # black-box tests under valgrind (their timing checks are skipped there
+  # too), the fuzzers and the static analysers. The analysers, last, run in
+  # a cpu cgroup of a low weight (lane_cgroup), where they take only what
+  # this lane leaves: they go on beside the VM (qemu took 268 s of CPU in
+  # 236 s here, one CPU mostly idle), which waits only for what comes
+  # before them.
   lane_dir=$TMPDIR/lane
   mkdir "$lane_dir"
   background_lane >"$lane_dir/log" 2>&1 </dev/null &
@@ -313,22 +313,11 @@ do_test() {
   run_tests build
   echo "the test suite took $(($(date +%s) - t0)) s"
 
-  # Here, not in the lane, which is still in the sanitizer suite: CI25 had
-  # this lane wait 250 s for the lane's valgrind. Without CAP_SYS_NICE, as
-  # in the lane: a proctord under memcheck must not run real-time.
-  low=
-  if setpriv --bounding-set=-sys_nice true 2>/dev/null; then
-    low="setpriv --bounding-set=-sys_nice"
-  fi
-  test_valgrind
-  low=
-
   # The VM measures time: it starts once the lane has ended or has only the
-  # analysers left, whose cgroup then gets a quarter of the usual weight.
+  # analysers left, in their cgroup of a low weight.
   while [ ! -f "$lane_dir/lint-only" ] && kill -0 "$lane_pid" 2>/dev/null; do
     sleep 1
   done
-  lane_cgroup_lower
   vm_test
   join_lane
   summary
@@ -351,8 +340,8 @@ sanitizer_options() {
 }
 
 # lane_cgroup: move this shell, the background lane, into a cpu cgroup of
-# its own (LANE_CG), of the usual weight until lane_cgroup_lower gives it a
-# quarter of that ($lc_file, $lc_weight); say where, or why not. nice 19 alone does not hold the lane back: with the
+# its own (LANE_CG), with a quarter of the weight of a foreground session;
+# say where, or why not. nice 19 alone does not hold the lane back: with the
 # kernel's autogroups (/proc/sys/kernel/sched_autogroup_enabled), nice only
 # orders the processes of one session, and each session gets an equal share
 # of the CPU whatever its nice (measured here: a loop at nice 19 in a session
@@ -395,23 +384,13 @@ lane_cgroup() {
     return 0
   fi
   # "0": the process that writes, this shell (echo is a builtin).
-  if [ -w "$lc_cg/$lc_file" ] && echo 0 >"$lc_cg/cgroup.procs" 2>/dev/null; then
+  if echo "$lc_weight" >"$lc_cg/$lc_file" 2>/dev/null && echo 0 >"$lc_cg/cgroup.procs" 2>/dev/null; then
     LANE_CG=$lc_cg
-    echo "lane: in $lc_cg ($lc_file $lc_weight once the VM starts), at nice 19"
+    echo "lane: in $lc_cg ($lc_file $lc_weight), at nice 19"
   else
     rmdir "$lc_cg" 2>/dev/null
     echo "lane: cannot set $lc_file in or move into $lc_cg: nice 19 only"
   fi
-}
-
-# lane_cgroup_lower: the lane's cgroup, if it has one, to a quarter of the
-# usual weight (the VM starts).
-lane_cgroup_lower() {
-  lc_cg=$(cat "$lane_dir/cgroup" 2>/dev/null) || lc_cg=
-  read -r lc_file lc_weight <"$lane_dir/weight" 2>/dev/null || lc_file=
-  [ -n "$lc_cg" ] && [ -n "$lc_file" ] || return 0
-  echo "$lc_weight" >"$lc_cg/$lc_file" ||
-    echo "lane: cannot set $lc_file in $lc_cg: the analysers share the CPUs with the VM"
 }
 
 # lane_cgroup_remove: remove the lane's cgroup (its processes are gone) and
@@ -423,9 +402,9 @@ lane_cgroup_remove() {
   [ ! -d "$lc_cg" ] || echo "lane: $lc_cg is left: $(wc -l <"$lc_cg/cgroup.procs") processes in it"
 }
 
-# background_lane: build-asan and its suite, then fuzz and lint, all at
-# nice 19, lint also in a cpu cgroup of its own (lane_cgroup; then
-# $lane_dir/lint-only says so); the totals of its tests go to
+# background_lane: build-asan and its suite, then valgrind, fuzz and lint,
+# all at nice 19, lint also in a cpu cgroup of a low weight (lane_cgroup;
+# then $lane_dir/lint-only says so); the totals of its tests go to
 # $lane_dir/totals as "PASSED FAILED SKIPPED".
 background_lane() {
   low="nice -n 19"
@@ -452,13 +431,13 @@ background_lane() {
     echo "build-asan: the sanitizer build failed"
     failed=$((failed + 1))
   fi
+  test_valgrind
   test_fuzz
-  # The analysers measure and assert no time: once the VM starts they take
-  # only what it leaves (lane_cgroup_lower), and it need not wait for them.
+  # The analysers measure and assert no time: they take only what the
+  # foreground leaves, and the VM need not wait for them.
   lane_cgroup
   if [ -n "$LANE_CG" ]; then
     echo "$LANE_CG" >"$lane_dir/cgroup"
-    echo "$lc_file $lc_weight" >"$lane_dir/weight"
     : >"$lane_dir/lint-only"
   fi
   test_lint
