@@ -221,10 +221,11 @@ check_range() {
 now_us() { echo "${EPOCHREALTIME/./}"; }
 
 # pause SECONDS: sleep without a fork or an exec. On a virtual machine each
-# costs some 9 ms of CPU (500 runs of /bin/true: 4.4 s), so a loop of "sleep
-# 0.01" burns most of a CPU while it waits, and the suite's waits were most
-# of its CPU. This is a read, with a timeout, of a FIFO that only this read
-# holds open, read-write: the open does not block and no data ever comes.
+# costs milliseconds of CPU (500 runs of /bin/true, the suite running: 4.4 s),
+# so a loop of "sleep 0.01" burns most of a CPU while it waits: about 130 of
+# the plain suite's 500 s of CPU went so. This is a read, with a timeout, of
+# a FIFO that only this read holds open, read-write: the open does not block
+# and no data ever comes.
 mkfifo "$T/pause"
 pause() { read -r -t "$1" _ <>"$T/pause" || :; }
 
