@@ -147,11 +147,15 @@ for mode in auto none; do
 	pd_poll "$u/sig$mode"
 	check_eq "[$mode] ...and a signal" "signaled SIGSEGV" "$ANS_HEAD"
 	wait0 "$u/sig$mode"
-	# Orphans spin for 500 ms of wall time each (at least 300 ms of CPU
-	# between them on a loaded machine), re-parented to the init, which
-	# reaps them: their CPU reaches proctord through its rusage.
+	# Three orphans spin for 110 ms of CPU each, re-parented to the init,
+	# which reaps them: their CPU reaches proctord through its rusage. The
+	# program waits until the init has reaped them all. (They used to spin
+	# for 500 ms of wall time, which beside two CPU hogs and a sanitizer
+	# suite gave them 263 ms of CPU between them.)
 	pd_start --dir "$u/cpu$mode" --cgroup "$mode" -- /bin/sh -c \
-		"for i in 1 2 3; do (setsid timeout 0.5 $PROGS/spin &); done; sleep 2"
+		'for i in 1 2 3; do (setsid "$0" 1 110 & echo $! >>"$1"); done
+		for p in $(cat "$1"); do while kill -0 "$p" 2>/dev/null; do sleep 0.05; done; done' \
+		"$PROGS/spin" "$T/orphans.$mode"
 	pd_poll "$u/cpu$mode"
 	native "CPU figures" check_range "[$mode] the CPU of orphans the init reaped counts" \
 		300000 5000000 "$ANS_CPU"
