@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# CI under load: N runs in a row (default 5) of .ci/run, each from a fresh
+# clone of REV, beside two CPU hogs (stress --cpu 1, each in a session of
+# its own, so that the kernel's autogroups give each a share). One line per
+# run in OUT/summary, each run's output in OUT/runK.log.
+#
+#   bash tests/ci-under-load.sh REV [N [OUT]]
+#
+# Needs stress (apt-get install stress). A run beside the hogs took 35-40
+# minutes on the 2-CPU build machine.
+set -u
+cd -- "$(dirname -- "$0")/.." || exit 2
+[ $# -ge 1 ] || { echo "usage: bash tests/ci-under-load.sh REV [N [OUT]]" >&2; exit 2; }
+rev=$(git rev-parse --verify "$1^{commit}") || exit 2
+n=${2:-5}
+out=${3:-$(mktemp -d "${TMPDIR:-/tmp}/ci-under-load.XXXXXX")}
+command -v stress >/dev/null || { echo "ci-under-load: stress is not installed" >&2; exit 2; }
+mkdir -p "$out"
+src=$(pwd)
+hogs=
+trap 'for h in $hogs; do pkill -P "$h"; kill "$h"; done 2>/dev/null' EXIT
+for i in $(seq "$n"); do
+	clone=$(mktemp -d "${TMPDIR:-/tmp}/ci-under-load-clone.XXXXXX")
+	git clone -q "$src" "$clone" && git -C "$clone" checkout -q "$rev" || exit 1
+	setsid stress --cpu 1 >/dev/null 2>&1 </dev/null &
+	hogs="$!"
+	setsid stress --cpu 1 >/dev/null 2>&1 </dev/null &
+	hogs="$hogs $!"
+	s=$(date +%s)
+	(cd "$clone" && env -u TMPDIR -u ASAN_OPTIONS -u UBSAN_OPTIONS CI=true bash .ci/run) >"$out/run$i.log" 2>&1
+	rc=$?
+	for h in $hogs; do pkill -P "$h"; kill "$h"; done 2>/dev/null
+	wait 2>/dev/null
+	hogs=
+	echo "run $i of $n ($rev): exit $rc, $(($(date +%s) - s)) s: $(tail -n 1 "$out/run$i.log")" | tee -a "$out/summary"
+	rm -rf "$clone"
+done
