@@ -216,8 +216,8 @@ check_range() {
 
 # --- time --------------------------------------------------------------------
 
-# Wall clock in µs (bash 5). As ${EPOCHREALTIME/./} it costs a fork; a loop reads
-# ${EPOCHREALTIME/./} itself.
+# Wall clock in µs (bash 5). Called as $(now_us) it costs a fork: a loop
+# reads ${EPOCHREALTIME/./} itself.
 now_us() { echo "${EPOCHREALTIME/./}"; }
 
 # pause SECONDS: sleep without a fork or an exec. On a virtual machine each
