@@ -134,6 +134,20 @@ static int answer_try_deliver(struct fifo *f, char *buf, size_t len)
 		fifo_drop_head(f);
 		return 1;
 	}
+	/* A request still unread may be a terminating wait whose reader this
+	 * is (answer_late): read it first. If the head went with the stale
+	 * answers, the reader, held, is the next answer's (1: on with it). */
+	if (opener_unread(f->wait_rfd)) {
+		const struct fifo_request *head = f->head;
+
+		f->reader_fd = fd;
+		fifo_read_requests(f);
+		if (f->reader_fd < 0)
+			return 0; /* an answer went to it meanwhile */
+		if (f->state != FIFO_RETRY || f->head != head)
+			return 1;
+		f->reader_fd = -1;
+	}
 	/* The spare is to take on its mode and group; without one, its
 	 * reader's close is to be seen. */
 	if (f->spare)
@@ -165,7 +179,8 @@ static int answer_hand_over(struct fifo *f, const char *buf, size_t len, uint64_
 	opener_rename_after(&f->opener, f->dirfd, f->spare ? f->spare_name : NULL);
 	/* The end waits for the terminating wait's answer: its delivery is
 	 * told at once (nothing else would wake the loop). */
-	opener_submit(&f->opener, buf, len, composed_us, f->head->kind == REQUEST_TERMINATE);
+	opener_submit(&f->opener, buf, len, composed_us, f->head->kind == REQUEST_TERMINATE,
+		      f->wait_rfd);
 	answer_deadline(f);
 	return 0;
 }
@@ -243,13 +258,32 @@ static void answer_sent(struct fifo *f, int fd, int err)
 		answer_next(f);
 }
 
-/* RETRY: the reader came late; it gets figures from when it came. */
+/* RETRY: the reader came late, or before a request the loop has not read;
+ * it gets figures from when it came. The requests are read first: a
+ * terminating wait among them makes the head an orphan's if it is stale
+ * (fifo_purge_stale_at: -> IDLE, the head dropped), and then this reader,
+ * held, gets the next answer owed (answer_try_deliver), the final one once
+ * the program has ended. */
 static void answer_late(struct fifo *f, int fd, int err)
 {
 	char buf[REPORT_RESPONSE_MAX];
+	const struct fifo_request *head = f->head;
 
-	if (answer_deliver_fd(f, fd, buf, 0) != 0)
-		answer_dispatch(f, FIFO_EV_KICK, -1, 0);
+	if (f->reader_fd >= 0)
+		close(f->reader_fd);
+	f->reader_fd = fd;
+	fifo_read_requests(f);
+	/* An answer offered meanwhile went to it (answer_try_deliver takes
+	 * the held reader first). */
+	if (f->reader_fd < 0)
+		return;
+	if (f->state == FIFO_RETRY && f->head == head) {
+		fd = f->reader_fd;
+		f->reader_fd = -1;
+		if (answer_deliver_fd(f, fd, buf, 0) == 0)
+			return;
+	}
+	answer_dispatch(f, FIFO_EV_KICK, -1, 0);
 }
 
 /* A reader's descriptor for an answer no longer owed. */
@@ -394,8 +428,11 @@ static void answer_stuck(struct fifo *f, int fd, int err)
  * retry timer polls. delivered, late, failed: the opener's word. sent: its
  * thread wrote the answer: -> WAIT_CLOSE, or on if the reader has gone (its
  * close came early, or a read-write close counted over our own). late: the
- * reader came more than OPENER_FRESH_US after the answer was composed: one
- * composed now. stray: a descriptor for an answer no longer owed, closed.
+ * reader came more than OPENER_FRESH_US after the answer was composed, or
+ * while a request was unread in (or being read from) the wait FIFO: the
+ * requests are read first, and the reader gets the head's answer composed
+ * now, or, held, the next one owed if a terminating wait dropped the head
+ * as stale. The loop's own open reads an unread request first too. stray: a descriptor for an answer no longer owed, closed.
  * failed: the thread cannot open status (poll from now on), or found no
  * FIFO of ours (the answer dropped). retry: the timer's open; past the
  * deadline the answer is dropped. close: a reader closed status

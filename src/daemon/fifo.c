@@ -127,6 +127,9 @@ void fifo_read_requests(struct fifo *f)
 {
 	char buf[4096];
 
+	/* A reader coming before the stale answers are dropped is the loop's
+	 * (opener_reading). */
+	opener_reading(&f->opener, 1);
 	/* At most 64 KiB per wake-up: a client flooding the FIFO must not keep
 	 * the loop from its timers; epoll calls again while data is left. */
 	for (int reads = 0; reads < 16 && f->wait_rfd >= 0; reads++) {
@@ -151,6 +154,7 @@ void fifo_read_requests(struct fifo *f)
 		if ((size_t)n < sizeof buf)
 			break;
 	}
+	opener_reading(&f->opener, 0);
 }
 
 static void fifo_wait_cb(struct ev_loop *loop, ev_io *w, int revents)
@@ -717,6 +721,7 @@ error:
  * request nobody will answer and wait for its timeout. */
 static void fifo_close_wait(struct fifo *f)
 {
+	opener_forget_wait(&f->opener);
 	ev_io_stop(f->loop, &f->wait_io);
 	if (f->created_wait)
 		unlinkat(f->dirfd, "wait", 0);

@@ -69,6 +69,19 @@ static void opener_mark(const struct opener *o, mode_t mode)
 	(void)chmod(path, mode & 07777);
 }
 
+/* A fast client writes its request and opens status at once: a terminating
+ * wait 1.5 s after a client that wrote 1 and vanished got that client's
+ * "running" (2 of 6 times with a C client), as the loop had not yet read
+ * the 0 that makes it an orphan's (fifo_purge_stale_at). So a request
+ * unread in the wait FIFO, or being read, sends the reader to the loop.
+ * poll() only: the loop reads it. */
+int opener_unread(int wait_fd)
+{
+	struct pollfd pfd = {.fd = wait_fd, .events = POLLIN};
+
+	return wait_fd >= 0 && poll(&pfd, 1, 0) > 0 && (pfd.revents & POLLIN);
+}
+
 /* With the lock held and an open descriptor on the FIFO: deliver, or hand
  * the descriptor over. */
 static void opener_finish(struct opener *o, int fd)
@@ -85,7 +98,7 @@ static void opener_finish(struct opener *o, int fd)
 	/* Never block on it: a pipe some reader leaves full would hold the
 	 * writer, and every later answer with it. */
 	fcntl(fd, F_SETFL, O_WRONLY | O_NONBLOCK);
-	if (now_us() - o->composed_us > OPENER_FRESH_US) {
+	if (now_us() - o->composed_us > OPENER_FRESH_US || o->reading || opener_unread(o->wait_fd)) {
 		o->result = OPENER_LATE;
 		o->result_fd = fd;
 		return;
@@ -266,7 +279,8 @@ void opener_set_path(struct opener *o, int path_fd)
 	pthread_mutex_unlock(&o->lock);
 }
 
-void opener_submit(struct opener *o, const char *buf, size_t len, uint64_t composed_us, int wake)
+void opener_submit(struct opener *o, const char *buf, size_t len, uint64_t composed_us, int wake,
+		   int wait_fd)
 {
 	pthread_mutex_lock(&o->lock);
 	if (len > sizeof o->buf)
@@ -274,6 +288,7 @@ void opener_submit(struct opener *o, const char *buf, size_t len, uint64_t compo
 	memcpy(o->buf, buf, len);
 	o->len = len;
 	o->composed_us = composed_us;
+	o->wait_fd = wait_fd;
 	o->renamed = 0;
 	o->cancel = 0;
 	o->done = 0;
@@ -281,6 +296,24 @@ void opener_submit(struct opener *o, const char *buf, size_t len, uint64_t compo
 	o->job = 1;
 	o->in_flight = 1;
 	pthread_cond_broadcast(&o->cond);
+	pthread_mutex_unlock(&o->lock);
+}
+
+void opener_reading(struct opener *o, int on)
+{
+	if (!o->started || o->wedged)
+		return;
+	pthread_mutex_lock(&o->lock);
+	o->reading = on;
+	pthread_mutex_unlock(&o->lock);
+}
+
+void opener_forget_wait(struct opener *o)
+{
+	if (!o->started || o->wedged)
+		return;
+	pthread_mutex_lock(&o->lock);
+	o->wait_fd = -1;
 	pthread_mutex_unlock(&o->lock);
 }
 

@@ -20,8 +20,10 @@ enum opener_result {
 	OPENER_DELIVERED, /* written and closed; err is the write's errno (EPIPE:
 			   * the reader had gone, before the write or right
 			   * after it) or 0 */
-	OPENER_LATE,      /* the reader came late: fd is open for the caller to
-			   * write a fresh answer into and close */
+	OPENER_LATE,      /* the reader came late, or a request was still
+			   * unread in the wait FIFO when it came: fd is open
+			   * for the caller to write a fresh answer into and
+			   * close */
 	OPENER_FAILED,    /* the open failed, or what it opened is not a FIFO of
 			   * ours: err says why (0: not ours) */
 };
@@ -49,6 +51,8 @@ struct opener {
 	enum opener_result result;
 	int result_fd, result_err;
 	uint64_t composed_us;
+	int wait_fd;          /* the wait FIFO's read end, polled only (-1) */
+	int reading;          /* the loop is reading requests from it */
 	int rename_dirfd;     /* the job's spare: renamed over status in that */
 	char rename_from[48]; /* directory after the write ("": none) */
 	int renamed;          /* it was (opener_swap_status's 1 or 2): the loop
@@ -66,8 +70,21 @@ void opener_set_path(struct opener *o, int path_fd);
 /* Open the status FIFO (blocking, in the thread) and deliver buf there,
  * composed at composed_us; cb is called from the loop once it is done. A
  * delivered answer wakes the loop only if wake is set (the terminating
- * wait's, which the end waits for; see opener_poll). */
-void opener_submit(struct opener *o, const char *buf, size_t len, uint64_t composed_us, int wake);
+ * wait's, which the end waits for; see opener_poll). If wait_fd (the wait
+ * FIFO's read end, or -1) holds a request when the reader comes, the
+ * reader goes to the loop instead (OPENER_LATE), which reads the request
+ * first: it may be a terminating wait, whose reader this is, and which
+ * makes buf an answer owed to a client that is gone. */
+void opener_submit(struct opener *o, const char *buf, size_t len, uint64_t composed_us, int wake,
+		   int wait_fd);
+/* The loop reads requests from the wait FIFO (on), or has read them and
+ * dropped the stale answers a terminating wait among them made (off): a
+ * reader coming meanwhile goes to the loop, as for an unread request. */
+void opener_reading(struct opener *o, int on);
+/* The wait FIFO is closed: its descriptor is not to be polled any more. */
+void opener_forget_wait(struct opener *o);
+/* Whether wait_fd (or -1) holds a request not read yet. */
+int opener_unread(int wait_fd);
 /* The job's answer, once written, is followed by the rename of spare (a
  * name in dirfd) over status, before the thread's close: see fifo.c's
  * fifo_spare_make. Call before opener_submit. */

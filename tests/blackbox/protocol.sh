@@ -141,15 +141,30 @@ check_eq "...the last of them the final one" "killed terminate" "$last"
 
 # A client that wrote 1 and vanished, then a terminating wait a while later:
 # the terminating wait gets the final answer, not the vanished client's.
-sb="$T/orphan0"
-pd_start --dir "$sb" -- sleep 100
-timeout "$T_OP" bash -c 'echo 1 > "$1/wait"' _ "$sb"
+# The wait is one process that opens status right after its write
+# (tests/progs/fifocall), before proctord has read the 0: the opener thread
+# then had the reader and gave it the orphan's "running" (2 of 6 times),
+# and the final answer went to nobody. Eight sandboxes, their terminating
+# waits at once.
+for i in 1 2 3 4 5 6 7 8; do
+	pd_start --dir "$T/orphan$i" -- sleep 100
+	timeout "$T_OP" bash -c 'echo 1 > "$1/wait"' _ "$T/orphan$i"
+done
 # Between FIFO_STALE_US (1 s: the orphan's answer is stale) and
 # FIFO_READER_TIMEOUT (2 s: it would be dropped anyway), half a second from
 # each: 1.3 s failed once on a loaded machine.
-sleep 1.5
-wait0 "$sb"
-check_eq "a terminating wait 1.5 s after a vanished client's request gets the final answer" \
-	"killed terminate" "$ANS_HEAD" || ans_diag
+pause 1.5
+for i in 1 2 3 4 5 6 7 8; do
+	"$PROGS/fifocall" "$T_OP" 0 "$T/orphan$i" >"$T/orphan$i.answer" 2>&1 &
+done
+wait
+heads=""
+for i in 1 2 3 4 5 6 7 8; do
+	ans_parse "$T/orphan$i.answer"
+	[ "$ANS_HEAD" = "killed terminate" ] || ans_diag
+	heads="$heads${heads:+, }$ANS_HEAD"
+done
+check_eq "a terminating wait 1.5 s after a vanished client's request gets the final answer (8 sandboxes)" \
+	"$(printf 'killed terminate, %.0s' 1 2 3 4 5 6 7)killed terminate" "$heads"
 
 done_testing
