@@ -8,7 +8,8 @@
 #   sh contrib/quickstart.sh test
 #
 # test runs the plain suite, then the cgroup v2 suites in a VM; beside them,
-# at nice 19, the sanitizer suite (without its timing checks), the black-box
+# at nice 19, the sanitizer suite (without its timing checks, the
+# integration scripts and the Python client: --setup sanitizer), the black-box
 # tests that CI runs with proctord under valgrind (meson test --setup
 # valgrind; --setup valgrindall has them all), the fuzz targets for a
 # bounded time and the static analysers (tests/lint.sh), these in a cpu
@@ -423,9 +424,9 @@ background_lane() {
     $low meson compile -C build-asan; } || asan_rc=$?
   echo "build-asan: built in $(($(date +%s) - t0)) s (exit $asan_rc)"
   if [ "$asan_rc" -eq 0 ]; then
-    say "test suite under AddressSanitizer and UBSan (build-asan/; no timing checks)"
+    say "test suite under AddressSanitizer and UBSan (build-asan/, --setup sanitizer; no timing checks)"
     t0=$(date +%s)
-    run_tests build-asan
+    run_tests build-asan sanitizer
     echo "the sanitizer suite took $(($(date +%s) - t0)) s"
   else
     echo "build-asan: the sanitizer build failed"

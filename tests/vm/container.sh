@@ -240,7 +240,7 @@ check_eq "...and its sandbox cgroup is gone" "" "$(find "$C" -mindepth 1 -maxdep
 # suite NAME: run tests/blackbox/NAME.sh in the container; its TAP lines
 # become this script's, prefixed.
 suite() {
-	local name=$1 line desc n=0 plan=''
+	local name=$1 line desc n=0 plan='' t0=$SECONDS
 	new_ctr
 	in_container 200 '
 		mkdir /sys/fs/cgroup/init && echo $$ >/sys/fs/cgroup/init/cgroup.procs &&
@@ -249,7 +249,7 @@ suite() {
 		echo "+memory +pids +cpu" >/sys/fs/cgroup/judge/cgroup.subtree_control || exit 125
 		PROCTOR_TEST_SCOPE=/sys/fs/cgroup/judge TMPDIR=$W exec bash "$1"' _ "$bb_dir/$name.sh" \
 		>"$T/$name.tap" 2>&1
-	echo "# $name.sh in the container: exit $?"
+	echo "# $name.sh in the container: exit $? after $((SECONDS - t0)) s"
 	while IFS= read -r line; do
 		case $line in
 			"ok "*"# SKIP"*)
