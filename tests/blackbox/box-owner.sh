@@ -23,7 +23,7 @@ owner() { stat -c '%U:%G %a' "$1" 2>&1; }
 own_new 0755
 bx_run "$T/tmp/o.w" --user nobody -- sh -c 'stat -c "%u %a" /box; echo out >/box/out && echo written'
 check_eq "--user nobody: DIR (root's, 0755) is nobody's during the run, and written" \
-	"$nb 755;written;" "$(tr '\n' ';' <"$T/tmp/o.w")" || { ans_diag; diag "$(cat "$T/tmp/o.w.err")"; }
+	"$nb 755;written;" "$(tr '\n' ';' <"$T/tmp/o.w")" || { ans_diag; diag "$(<"$T/tmp/o.w.err")"; }
 check_eq "...the program ended normally" "exited 0" "$ANS_STATUS" || ans_diag
 check_eq "...DIR is root's again, 0755, once the final answer has come" "root:root 755" "$(owner "$BOX")"
 check_eq "...what the program made stays nobody's" "nobody:$ngname 644" "$(owner "$BOX/out")"
@@ -32,7 +32,7 @@ check_eq "...what the program made stays nobody's" "nobody:$ngname 644" "$(owner
 own_new 0750
 bx_run "$T/tmp/o.r" -- sh -c 'echo out >/box/out && echo written'
 check_eq "no --user (the box's uid 0, nobody on the host): DIR (root's, 0750) is written" \
-	"written" "$(cat "$T/tmp/o.r")" || { ans_diag; diag "$(cat "$T/tmp/o.r.err")"; }
+	"written" "$(<"$T/tmp/o.r")" || { ans_diag; diag "$(<"$T/tmp/o.r.err")"; }
 check_eq "...and is root's again, 0750" "root:root 750" "$(owner "$BOX")"
 
 # --- a DIR its owner may not write stays as it is ---------------------------------
@@ -40,14 +40,14 @@ check_eq "...and is root's again, 0750" "root:root 750" "$(owner "$BOX")"
 own_new 0555
 bx_run "$T/tmp/o.ro" --user nobody -- sh -c 'stat -c "%u" /box; echo x >/box/x && echo written'
 check_eq "a DIR without u+w (0555) is not lent: the program cannot write it" \
-	"0" "$(cat "$T/tmp/o.ro")" || diag "$(cat "$T/tmp/o.ro.err")"
+	"0" "$(<"$T/tmp/o.ro")" || diag "$(<"$T/tmp/o.ro.err")"
 check_eq "...and it stays root's, 0555" "root:root 555" "$(owner "$BOX")"
 
 # A DIR nobody owns already (as an operator chowned it by hand) is left alone.
 own_new 0700
 chown nobody:"$ng" "$BOX"
 bx_run "$T/tmp/o.nb" --user nobody -- sh -c 'echo x >/box/x && echo written'
-check_eq "a DIR nobody owns already is written" "written" "$(cat "$T/tmp/o.nb")"
+check_eq "a DIR nobody owns already is written" "written" "$(<"$T/tmp/o.nb")"
 check_eq "...and stays nobody's" "nobody:$ngname 700" "$(owner "$BOX")"
 
 # --- a DIR that is not its owner's alone is not lent ------------------------------
@@ -57,19 +57,19 @@ check_eq "...and stays nobody's" "nobody:$ngname 700" "$(owner "$BOX")"
 
 own_new 0775
 bx_run "$T/tmp/o.g" --user nobody -- sh -c 'stat -c "%u" /box'
-check_eq "a group-writable DIR (0775) is not lent" "0" "$(cat "$T/tmp/o.g")" ||
-	diag "$(cat "$T/tmp/o.g.err")"
+check_eq "a group-writable DIR (0775) is not lent" "0" "$(<"$T/tmp/o.g")" ||
+	diag "$(<"$T/tmp/o.g.err")"
 check_eq "...and stays root's, 0775" "root:root 775" "$(owner "$BOX")"
 
 own_new 1755
 bx_run "$T/tmp/o.s" --user nobody -- sh -c 'stat -c "%u" /box'
-check_eq "a sticky DIR (1755) is not lent" "0" "$(cat "$T/tmp/o.s")" ||
-	diag "$(cat "$T/tmp/o.s.err")"
+check_eq "a sticky DIR (1755) is not lent" "0" "$(<"$T/tmp/o.s")" ||
+	diag "$(<"$T/tmp/o.s.err")"
 
 if command -v setfacl >/dev/null && own_new 0755 && setfacl -m u:daemon:rwx "$BOX" 2>/dev/null; then
 	bx_run "$T/tmp/o.acl" --user nobody -- sh -c 'stat -c "%u" /box'
-	check_eq "a DIR with an access ACL is not lent" "0" "$(cat "$T/tmp/o.acl")" ||
-		diag "$(cat "$T/tmp/o.acl.err")"
+	check_eq "a DIR with an access ACL is not lent" "0" "$(<"$T/tmp/o.acl")" ||
+		diag "$(<"$T/tmp/o.acl.err")"
 else
 	skip "a DIR with an access ACL" "no setfacl, or no ACLs on this file system"
 fi
@@ -79,8 +79,8 @@ fi
 own_new 0755
 mkdir "$BOX/rep"
 bx_run "$T/tmp/o.rep" --user nobody --report "$BOX/rep/r.json" -- sh -c 'stat -c "%u" /box'
-check_eq "a DIR that holds the --report is not lent" "0" "$(cat "$T/tmp/o.rep")" ||
-	diag "$(cat "$T/tmp/o.rep.err")"
+check_eq "a DIR that holds the --report is not lent" "0" "$(<"$T/tmp/o.rep")" ||
+	diag "$(<"$T/tmp/o.rep.err")"
 check_re "...and proctord says why" "DIR is not lent to uid $nb: --report lies in it" \
 	"$(cat "$PD_ERR" 2>&1)"
 check "...the report is where it was asked for" test -s "$BOX/rep/r.json"
@@ -117,7 +117,7 @@ except OSError as err:
 " 2>&1'
 got=$(tr '\n' ';' <"$T/tmp/o.h")
 check_eq "a hostile --user nobody program: symlink, hard link, locked subdirectory, chmod 1777" \
-	"symlink;hardlink;subdir;chmod;" "${got%%acl*}" || { ans_diag; diag "$(cat "$T/tmp/o.h.err")"; }
+	"symlink;hardlink;subdir;chmod;" "${got%%acl*}" || { ans_diag; diag "$(<"$T/tmp/o.h.err")"; }
 check_eq "...DIR is root's again, 0755: not sticky, no world write" "root:root 755" \
 	"$(owner "$BOX")"
 check_eq "...the host file its link points to is untouched" "$secret_before" \

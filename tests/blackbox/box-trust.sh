@@ -36,7 +36,7 @@ setpriv --reuid=nobody --regid="$ng" --clear-groups ln -s "$T" "$BOX/up"
 bx_run "$T/tmp/o.in" "${USER_ARGS[@]}" --stdin "$BOX/in" -- cat
 check_re "[$who] --stdin DIR/in, a link an earlier run left: failed stdin, not followed" \
 	"^failed stdin: $BOX/in: Too many levels of symbolic links" "$ANS_STATUS" || ans_diag
-check_eq "...and nothing of the file it points to was read" "" "$(cat "$T/tmp/o.in")"
+check_eq "...and nothing of the file it points to was read" "" "$(<"$T/tmp/o.in")"
 pd_start --dir "$T/tmp/run.out" --box "$BOX" --ro-bind "$PROGS:/progs" "${VG_BIND[@]}" \
 	"${USER_ARGS[@]}" --stdout "$BOX/out" -- echo overwritten
 pd_poll "$T/tmp/run.out" 5
@@ -55,7 +55,7 @@ pd_poll "$T/tmp/run.out3" 5
 wait0 "$T/tmp/run.out3"
 check_re "[$who] --stdout through a linked directory in DIR: failed stdout" \
 	"^failed stdout: $BOX/up/victim" "$ANS_STATUS" || ans_diag
-check_eq "...and the files the links point to are untouched" "precious" "$(cat "$T/victim")"
+check_eq "...and the files the links point to are untouched" "precious" "$(<"$T/victim")"
 if [ "$rootless" = 0 ]; then
 	# Not a link: a file of root's in DIR, which nobody may not read.
 	cp "$T/secret" "$BOX/rootfile"
@@ -76,7 +76,7 @@ pd_poll "$T/tmp/run.out4" 5
 wait0 "$T/tmp/run.out4"
 check_re "[$who] --output-limit, --stdout through a linked directory in DIR, no --user: failed stdout" \
 	"^failed stdout: $BOX/outdir/victim" "$ANS_STATUS" || ans_diag
-check_eq "...and the file it points to is untouched" "precious" "$(cat "$T/victim")"
+check_eq "...and the file it points to is untouched" "precious" "$(<"$T/victim")"
 # A FIFO an earlier run left in DIR: the next run's set-up does not wait on it.
 setpriv --reuid=nobody --regid="$ng" --clear-groups mkfifo "$BOX/in.fifo" "$BOX/out.fifo"
 t0=${EPOCHREALTIME/./}
@@ -119,7 +119,7 @@ chmod 0666 "$T/tmp/judge.fifo"
 (exec 3>"$T/tmp/judge.fifo"; echo "from the judge" >&3) &
 bx_run "$T/tmp/o.fifo3" "${USER_ARGS[@]}" --wall-time 20s --stdin "$T/tmp/judge.fifo" -- cat
 check_eq "[$who] --stdin, the judge's FIFO outside DIR: read as ever (the control)" "from the judge" \
-	"$(cat "$T/tmp/o.fifo3")" || ans_diag
+	"$(<"$T/tmp/o.fifo3")" || ans_diag
 wait
 # ...and one whose reader is there first sees no end of file before the
 # program's output (the look at its type opens no end of it).
@@ -131,7 +131,7 @@ bx_run "$T/tmp/o.fifo4" "${USER_ARGS[@]}" --wall-time 20s --stdout "$T/tmp/judge
 	sh -c 'sleep 0.2; echo "to the judge"'
 wait "$reader"
 check_eq "[$who] --stdout, the judge's FIFO with its reader there: it gets the output whole" \
-	"to the judge" "$(cat "$T/tmp/judge.got")" || ans_diag
+	"to the judge" "$(<"$T/tmp/judge.got")" || ans_diag
 # The judge's FIFOs in a read-write bind (CMS's Communication tasks): waited
 # on where the program could not have put them, neither they nor their
 # directory its user's and the directory writable by no group or other.
@@ -145,7 +145,7 @@ if [ "$rootless" = 0 ]; then
 	(exec 3>"$T/tmp/jf/in"; echo "through the bind" >&3) &
 	bx_run "$T/tmp/o.jf" --user nobody --wall-time 20s --bind "$T/tmp/jf:/fifo" --stdin "$T/tmp/jf/in" -- cat
 	check_eq "[root] --stdin, the judge's FIFO in a --bind (root's, 0755): waited on, read" \
-		"through the bind" "$(cat "$T/tmp/o.jf")" || ans_diag
+		"through the bind" "$(<"$T/tmp/o.jf")" || ans_diag
 	wait
 	bx_run "$T/tmp/o.jw" --user nobody --wall-time 20s --bind "$T/tmp/jw:/fifo" --stdin "$T/tmp/jw/left" -- cat
 	check_re "[root] ...but one of nobody's there (an earlier run's): failed stdin at once" \
@@ -172,7 +172,7 @@ if [ "$rootless" = 0 ]; then
 	wait0 "$T/tmp/run.jfo"
 	wait
 	check_eq "[root] --output-limit, --stdout the judge's FIFO in a --bind: it gets the output" \
-		"to the judge, counted" "$(cat "$T/tmp/jf.got")" || ans_diag
+		"to the judge, counted" "$(<"$T/tmp/jf.got")" || ans_diag
 else
 	skip "[nobody] the judge's FIFO in a --bind" "rootless, the program is the judge's user"
 fi
@@ -200,14 +200,14 @@ elif [ "$(cat /proc/sys/dev/tty/legacy_tiocsti 2>/dev/null || echo 1)" = 0 ]; th
 else
 	bx_new
 	check_eq "[$who] TIOCSTI into the caller's terminal fails in a box" "TIOCSTI: EPERM" "$(tiocsti)" ||
-		diag "$(cat "$T/tmp/sti.verdict")"
+		diag "$(<"$T/tmp/sti.verdict")"
 	if vg_on; then
 		skip "[$who] ...and with --seccomp the call kills it" "under valgrind (no seccomp there)"
 	else
 		bx_new
 		tiocsti --seccomp >/dev/null
 		check_re "[$who] ...and with --seccomp the call kills it" "killed syscall: ioctl" \
-			"$(cat "$T/tmp/sti.verdict")"
+			"$(<"$T/tmp/sti.verdict")"
 	fi
 fi
 
@@ -220,7 +220,7 @@ bx_run "$T/tmp/o.dev" -- sh -c 'chmod 0600 /dev/full 2>/dev/null && echo "chmod:
 	echo x >/dev/null && head -c 3 /dev/zero | od -An -c | tr -d " \n"; echo'
 check_eq "[$who] /dev's nodes cannot be chmodded nor touched, but still work" \
 	'chmod: refused;touch: refused;\0\0\0;' "$(tr '\n' ';' <"$T/tmp/o.dev")" ||
-	diag "$(cat "$T/tmp/o.dev.err")"
+	diag "$(<"$T/tmp/o.dev.err")"
 check_eq "...and the host's /dev/full keeps its mode" "$full_mode" "$(stat -c %a /dev/full)"
 # The old code let uid 0 change it: put it back for the machine's sake.
 [ "$(stat -c %a /dev/full)" = "$full_mode" ] || chmod "$full_mode" /dev/full
@@ -296,9 +296,9 @@ else
 	check_eq "[root] root's box without --user: uid 0 there is nobody on the host" \
 		"0;$(id -u nobody):$(id -g nobody);" \
 		"$(sed -n 1p "$T/tmp/o.uid0");$(stat -c %u:%g "$BOX/made" 2>&1);" ||
-		diag "$(cat "$T/tmp/o.uid0.err")"
+		diag "$(<"$T/tmp/o.uid0.err")"
 	check_eq "...and a file of root's in DIR cannot be written" "rootfile: refused;root's" \
-		"$(sed -n 2p "$T/tmp/o.uid0");$(cat "$BOX/rootfile")"
+		"$(sed -n 2p "$T/tmp/o.uid0");$(<"$BOX/rootfile")"
 fi
 
 # --- the report ------------------------------------------------------------------
@@ -311,10 +311,10 @@ timeout "$T_OP" "${CALLER[@]}" "$PROCTOR" run --box "$BOX" --ro-bind "$PROGS:/pr
 	</dev/null >/dev/null 2>"$T/tmp/rep.err"
 rc=$?
 check_eq "[$who] a directory put at DIR/report.json: proctor run still exits with the program's code" \
-	3 "$rc" || diag "$(cat "$T/tmp/rep.err")"
+	3 "$rc" || diag "$(<"$T/tmp/rep.err")"
 check_re "...says the verdict" "^proctor: exited 3; cpu " "$(grep "^proctor:" "$T/tmp/rep.err")"
 check_re "...and why the report file is missing" "report: $BOX/report.json is not a regular file" \
-	"$(cat "$T/tmp/rep.err")"
+	"$(<"$T/tmp/rep.err")"
 
 # A link in DIR owned by proctord's uid (rootless: the program's own; as
 # root: uid 0's, as a program run as the host's root would make it) must not
@@ -338,13 +338,13 @@ check_eq "[$who] a box's environment is its own: PATH, HOME=/box, LANG, TMPDIR, 
 	"HOME=/box;LANG=C.UTF-8;LC_ALL=C;PATH=/usr/local/bin:/usr/bin:/bin;TMPDIR=/tmp;" \
 	"$(tr '\n' ';' <"$T/tmp/o.env")"
 SECRET_TOKEN=hunter2 bx_run "$T/tmp/o.env2" --env SECRET_TOKEN -- sh -c 'echo "$SECRET_TOKEN"'
-check_eq "...and --env NAME passes the caller's NAME on" "hunter2" "$(cat "$T/tmp/o.env2")"
+check_eq "...and --env NAME passes the caller's NAME on" "hunter2" "$(<"$T/tmp/o.env2")"
 if [ "$rootless" = 0 ]; then
 	out=$(SECRET_TOKEN=hunter2 OTHER=x timeout "$T_OP" "$PROCTOR" run --box "$BOX" \
 		--env SECRET_TOKEN --env PROCTOR_BB_TAG "${VG_BIND[@]}" \
 		-- sh -c 'echo "$SECRET_TOKEN:$HOME:${OTHER-}"' 2>"$T/run-env.err")
 	check_eq "[$who] ...proctor run passes --env on to the box, and nothing else" "hunter2:/box:" "$out" ||
-		diag "$(cat "$T/run-env.err")"
+		diag "$(<"$T/run-env.err")"
 fi
 
 # --- the init's command line -------------------------------------------------------

@@ -13,13 +13,13 @@ chmod 0644 "$T/expected"
 bx_new
 bx_run "$T/tmp/o.read" -- "$P" open "$T/expected"
 check_eq "[$who] a host file outside the binds (the expected output) cannot be read" \
-	"open: ENOENT" "$(cat "$T/tmp/o.read")"
+	"open: ENOENT" "$(<"$T/tmp/o.read")"
 check_eq "...and the program ended normally" "exited 0" "$ANS_STATUS" || ans_diag
 
 bx_run "$T/tmp/o.write" -- sh -c 'for f in /x /usr/x /etc/x /progs/x; do
 	if true 2>/dev/null >"$f"; then echo "$f: written"; else echo "$f: refused"; fi; done'
 check_eq "[$who] it cannot write to /, /usr, /etc nor a --ro-bind" \
-	"/x: refused;/usr/x: refused;/etc/x: refused;/progs/x: refused;" "$(tr '\n' ';' <"$T/tmp/o.write")" || { ans_diag; diag "$(cat "$T/tmp/o.write.err")"; }
+	"/x: refused;/usr/x: refused;/etc/x: refused;/progs/x: refused;" "$(tr '\n' ';' <"$T/tmp/o.write")" || { ans_diag; diag "$(<"$T/tmp/o.write.err")"; }
 
 : >"$T/tmp/host-tmp-marker"
 want=""
@@ -38,7 +38,7 @@ fi
 
 bx_run "$T/tmp/o.ps" -- sh -c 'cd /proc; echo [0-9]*'
 check_re "[$who] /proc lists only the box's tree: its init (1), the program (2)" \
-	'^1 2$' "$(cat "$T/tmp/o.ps")"
+	'^1 2$' "$(<"$T/tmp/o.ps")"
 
 # The program waits for proctord's host pid, then tries to signal it and
 # this shell.
@@ -54,12 +54,12 @@ check_eq "[$who] it cannot signal proctord (host pid $pdpid) nor the test's shel
 "$PROGS/probe" listen "$T/port" &
 listener=$!
 if wait_for "$T_OP" test -s "$T/port"; then
-	port=$(cat "$T/port")
+	port=$(<"$T/port")
 	bx_run "$T/tmp/o.net" -- "$P" connect "$port"
 	check_eq "[$who] it cannot connect to a listener on the host's 127.0.0.1" \
-		"connect: ENETUNREACH" "$(cat "$T/tmp/o.net")"
+		"connect: ENETUNREACH" "$(<"$T/tmp/o.net")"
 	bx_run "$T/tmp/o.net2" --share-net -- "$P" connect "$port"
-	check_eq "[$who] ...but can with --share-net (the control)" "connect: ok" "$(cat "$T/tmp/o.net2")"
+	check_eq "[$who] ...but can with --share-net (the control)" "connect: ok" "$(<"$T/tmp/o.net2")"
 else
 	not_ok "[$who] a listener on 127.0.0.1"
 	not_ok "[$who] ...(no listener)"
@@ -79,7 +79,7 @@ check_eq "[$who] nothing it writes to /tmp or /dev/shm is there for the next box
 bx_run "$T/tmp/o.full" --tmp-size 1MiB -- sh -c 'head -c 2097152 /dev/zero >/tmp/big; echo "rc $?"; wc -c </tmp/big'
 check_re "[$who] --tmp-size 1MiB: a write past it fails with ENOSPC" \
 	'^rc 1;10[0-9]{5};$' "$(tr '\n' ';' <"$T/tmp/o.full")"
-check_re "...said as No space left on device" "No space left on device" "$(cat "$T/tmp/o.full.err")"
+check_re "...said as No space left on device" "No space left on device" "$(<"$T/tmp/o.full.err")"
 
 bx_run "$T/tmp/o.caps" -- sh -c 'grep -E "^Cap(Eff|Bnd)" /proc/self/status | tr -s "\t" " "
 	if true 2>/dev/null >/proc/sys/kernel/core_pattern; then echo "core_pattern: written"; else echo "core_pattern: refused"; fi
@@ -111,7 +111,7 @@ if vg_on; then
 else
 	check_eq "[$who] a set-id mode is refused in a box (chmod, creat)" \
 		"-rwxr-xr-x;-rwxr-xr-x;creat: EPERM;creat: EPERM;" "$(tr '\n' ';' <"$T/tmp/o.suid")" ||
-		diag "$(cat "$T/tmp/o.suid.err")"
+		diag "$(<"$T/tmp/o.suid.err")"
 fi
 rm -f "$BOX/s" "$BOX/c" "$BOX/g" "$T/tmp/rw-suid/u"
 # What is set-id in DIR or a --bind all the same (DIR's owner put it there,
@@ -125,7 +125,7 @@ chown nobody "$T/tmp/rw-suid/u"
 chmod 6755 "$T/tmp/rw-suid/u"
 bx_run "$T/tmp/o.strip" --bind "$T/tmp/rw-suid:/data/w" -- stat -c %A /box/s
 check_eq "[$who] a set-id file in DIR is set-id in the box (the control)" "-rwsr-sr-x" \
-	"$(cat "$T/tmp/o.strip")" || diag "$(cat "$T/tmp/o.strip.err")"
+	"$(<"$T/tmp/o.strip")" || diag "$(<"$T/tmp/o.strip.err")"
 check_eq "[$who] ...but no set-id bit is left in DIR (140 directories deep too) nor in a --bind once the box has ended" \
 	"-rwxr-xr-x -rwx--x--x -rwxr-xr-x -rwxr-xr-x" \
 	"$(stat -c %A "$BOX/s" "$BOX/d/e/t" "$BOX/${deep}x" "$T/tmp/rw-suid/u" 2>&1 | tr '\n' ' ' | sed 's/ $//')"
@@ -155,7 +155,7 @@ etc_sub=$(find /etc -mindepth 1 -maxdepth 1 -type d -readable 2>/dev/null | sort
 bx_run "$T/tmp/o.etc" --ro-bind /etc ${etc_sub:+--ro-bind "$etc_sub"} -- sh -c "$etc_look"
 check_eq "[$who] --ro-bind /etc (with ${etc_sub:-no directory of it} bound in it too) replaces the box's /etc" \
 	"$(sh -c "$etc_look" | tr '\n' ';')" "$(tr '\n' ';' <"$T/tmp/o.etc")" ||
-	{ ans_diag; diag "$(cat "$T/tmp/o.etc.err")"; }
+	{ ans_diag; diag "$(<"$T/tmp/o.etc.err")"; }
 # A redirect in a bind is opened from the bind's source down, as the
 # program would open it in the box: the host's directories above it need
 # not let the program's user in (CMS's outer directory is 0700).
@@ -164,7 +164,7 @@ if [ "$rootless" = 0 ]; then
 	echo "through the bind" >"$T/tmp/locked/rw/in" && chmod 0644 "$T/tmp/locked/rw/in"
 	bx_run "$T/tmp/locked/rw/o" --user nobody --bind "$T/tmp/locked/rw:/data" --stdin "$T/tmp/locked/rw/in" -- cat
 	check_eq "[root] --stdin and --stdout in a --bind under a directory of root's 0700: opened as nobody" \
-		"exited 0:through the bind" "$ANS_STATUS:$(cat "$T/tmp/locked/rw/o")" || ans_diag
+		"exited 0:through the bind" "$ANS_STATUS:$(<"$T/tmp/locked/rw/o")" || ans_diag
 	bx_run "$T/tmp/o.lk" --user nobody --stdin "$T/tmp/locked/rw/in" -- cat
 	check_re "[root] ...but not outside one: failed stdin, Permission denied" \
 		"^failed stdin: $T/tmp/locked/rw/in: Permission denied" "$ANS_STATUS" || ans_diag
@@ -180,12 +180,12 @@ else
 		bx_run "$T/tmp/o$o" "$o" "$T/tmp/devs:/d" -- sh -c 'echo x 2>/dev/null >/d/null && echo written || echo refused'
 	done
 	check_eq "[$who] a device node in a --ro-bind cannot be opened, in a --dev-bind it can" \
-		"refused;written" "$(cat "$T/tmp/o--ro-bind");$(cat "$T/tmp/o--dev-bind")" || ans_diag
+		"refused;written" "$(<"$T/tmp/o--ro-bind");$(<"$T/tmp/o--dev-bind")" || ans_diag
 fi
 bx_run "$T/tmp/o.omit" --box-omit /proc --box-omit /dev/shm --box-omit /etc/passwd -- sh -c \
 	'for p in /proc /dev/shm /etc/passwd /etc/group /dev/null; do [ -e $p ] && echo $p; done'
 check_eq "[$who] --box-omit /proc, /dev/shm, /etc/passwd: those are not in the box, the rest is" \
-	"/etc/group;/dev/null;" "$(tr '\n' ';' <"$T/tmp/o.omit")" || { ans_diag; diag "$(cat "$T/tmp/o.omit.err")"; }
+	"/etc/group;/dev/null;" "$(tr '\n' ';' <"$T/tmp/o.omit")" || { ans_diag; diag "$(<"$T/tmp/o.omit.err")"; }
 if [ -x "$PROGS/cxxthreads" ]; then
 	bx_run "$T/tmp/o.cxx" -- /progs/cxxthreads 4
 	check_eq "[$who] a C++ program with 4 threads runs" "exited 0" "$ANS_STATUS" ||
@@ -195,7 +195,7 @@ else
 fi
 if [ -x /usr/bin/python3 ]; then
 	bx_run "$T/tmp/o.py" -- /usr/bin/python3 -c 'import os, tempfile; print(os.getcwd(), 6 * 7)'
-	check_eq "[$who] python3 runs" "/box 42" "$(cat "$T/tmp/o.py")" || diag "$(cat "$T/tmp/o.py.err")"
+	check_eq "[$who] python3 runs" "/box 42" "$(<"$T/tmp/o.py")" || diag "$(<"$T/tmp/o.py.err")"
 else
 	skip "[$who] python3 runs" "no /usr/bin/python3"
 fi
@@ -208,7 +208,7 @@ if command -v javac >/dev/null && command -v java >/dev/null; then
 			"$ANS_STATUS" || diag "$(cat "$T/tmp/o.java" "$T/tmp/o.java.err")"
 	else
 		not_ok "[$who] javac JThreads.java"
-		diag "$(cat "$T/javac.err")"
+		diag "$(<"$T/javac.err")"
 	fi
 else
 	skip "[$who] java runs" "no JDK (javac and java) on the PATH"
@@ -243,7 +243,7 @@ if pd_start --dir "$T/tmp/run.esc" --box "$BOX" --ro-bind "$PROGS:/progs" "${VG_
 		wait_for 5 flock -x -n "$T/tmp/esc.lock" true
 else
 	not_ok "[$who] the escape helper starts in a box"
-	diag "$(cat "$PD_ERR")"
+	diag "$(<"$PD_ERR")"
 fi
 
 # --- errors before the start ----------------------------------------------------
@@ -252,7 +252,7 @@ bad() {
 	local rc
 	"$PROCTORD" --dir "$T/tmp/bad" "$@" -- /bin/true >/dev/null 2>"$T/bad.err"
 	rc=$?
-	BAD="rc $rc: $(cat "$T/bad.err")"
+	BAD="rc $rc: $(<"$T/bad.err")"
 }
 bad --box "$T/tmp/missing"
 check_re "[$who] --box DIR that does not exist: exit 2, one line" '^rc 2: proctord: --box: .*No such file' "$BAD"
@@ -274,7 +274,7 @@ check_re "[$who] --ro-bind without --box: exit 2" '^rc 2: .*only in a box' "$BAD
 badprog() {
 	"$PROCTORD" --end-fd 9 --dir "$T/tmp/bad" --box "$BOX" "$@" 9>/dev/null >/dev/null \
 		2>"$T/bad.err" </dev/null
-	BAD="rc $?: $(cat "$T/bad.err")"
+	BAD="rc $?: $(<"$T/bad.err")"
 }
 cp /bin/true "$T/tmp/hosttrue"
 chmod 0755 "$T/tmp/hosttrue"
@@ -321,11 +321,11 @@ rmdir "$PROGS/planted" 2>/dev/null
 # --- --check ---------------------------------------------------------------------
 
 "$PROCTORD" --check --box "$BOX" --ro-bind "$PROGS:/progs" --tmp-size 8MiB >"$T/check" 2>&1
-check_eq "[$who] --check with a box exits 0" 0 "$?" || diag "$(cat "$T/check")"
-check_re "[$who] --check lists the box's namespaces" "box namespaces +mount, pid, ipc, uts, cgroup, net" "$(cat "$T/check")"
+check_eq "[$who] --check with a box exits 0" 0 "$?" || diag "$(<"$T/check")"
+check_re "[$who] --check lists the box's namespaces" "box namespaces +mount, pid, ipc, uts, cgroup, net" "$(<"$T/check")"
 check_re "[$who] --check lists its mounts (/box, the binds, /tmp)" \
 	"/box bind of $BOX, read-write.*/progs bind of $PROGS, read-only" "$(tr '\n' ' ' <"$T/check")"
-check_re "...and /tmp's size" "/tmp tmpfs mode=1777,size=8388608" "$(cat "$T/check")"
+check_re "...and /tmp's size" "/tmp tmpfs mode=1777,size=8388608" "$(<"$T/check")"
 
 # The same keys in a file: ro_bind repeatable, one per line.
 printf 'box = %s\nro_bind = %s:/progs\nro_bind = %s:/data/expected\ntmp_size = 2MiB\n' \
@@ -349,7 +349,7 @@ if command -v python3 >/dev/null 2>&1; then
 	bx_run "$T/tmp/o.lo0" -- python3 -c "$lo_try"
 	bx_run "$T/tmp/o.lo1" --loopback -- python3 -c "$lo_try"
 	check_eq "[$who] the box's loopback is down, and up with --loopback" "down:up" \
-		"$(cat "$T/tmp/o.lo0"):$(cat "$T/tmp/o.lo1")" || diag "$(cat "$T/tmp/o.lo1.err")"
+		"$(<"$T/tmp/o.lo0"):$(<"$T/tmp/o.lo1")" || diag "$(<"$T/tmp/o.lo1.err")"
 else
 	skip "[$who] the box's loopback is down, and up with --loopback" "no python3"
 fi
@@ -362,7 +362,7 @@ echo "by descriptor" >"$T/tmp/fddir/f"
 chmod -R a+rX "$T/tmp/fddir"
 bx_run "$T/tmp/o.fd" --ro-bind /proc/self/fd/7:/data -- cat /data/f 7<"$T/tmp/fddir"
 check_eq "[$who] --ro-bind /proc/self/fd/N:DST binds the directory proctord inherited as N" \
-	"by descriptor" "$(cat "$T/tmp/o.fd")" || { ans_diag; diag "$(cat "$T/tmp/o.fd.err")"; }
+	"by descriptor" "$(<"$T/tmp/o.fd")" || { ans_diag; diag "$(<"$T/tmp/o.fd.err")"; }
 "$PROCTORD" --dir "$T/tmp/run.fd9" --box "$BOX" --ro-bind /proc/self/fd/9:/data -- true \
 	>"$T/tmp/o.fd9" 2>&1 9<&-
 check_eq "[$who] ...one it was not started with is refused (exit 2)" \
@@ -382,7 +382,7 @@ no_tagged() { [ -z "$(tagged_pids)" ]; }
 wait_for 5 no_tagged
 left=$(tagged_pids)
 check_eq "[$who] no process of the boxes is left" "" "$(echo $left)" ||
-	for p in $left; do diag "$p: $(tr '\0' ' ' <"/proc/$p/cmdline") $(cat "/proc/$p/stat")"; done
+	for p in $left; do diag "$p: $(tr '\0' ' ' <"/proc/$p/cmdline") $(<"/proc/$p/stat")"; done
 
 vg_on && vg_check
 done_testing

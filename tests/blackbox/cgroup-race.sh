@@ -128,9 +128,9 @@ else
 	done
 	wait "$gone_pid"
 	rc=$?
-	diag "removed $removed new cgroups; proctor run: $(cat "$T/gone.err")"
+	diag "removed $removed new cgroups; proctor run: $(<"$T/gone.err")"
 	check_eq "a proctord whose new cgroup is removed refuses to start (proctor run: 125)" 125 "$rc"
-	check_re "...and says why" "cannot claim the cgroup .*proctor-[0-9.]+ that proctord just created" "$(cat "$T/gone.err")"
+	check_re "...and says why" "cannot claim the cgroup .*proctor-[0-9.]+ that proctord just created" "$(<"$T/gone.err")"
 	check "...and never runs the program with a limit reduced to a warning" \
 		eval '! grep -q "cannot be honoured" "$T/gone.err" && [ ! -e "$T/gone.ready" ]'
 fi
@@ -223,7 +223,7 @@ snapshot() {
 	for d in $cdirs; do
 		find "$d" -type d | sort
 		for f in $(find "$d" -name cgroup.subtree_control | sort); do
-			echo "$f: $(cat "$f")"
+			echo "$f: $(<"$f")"
 		done
 	done
 }

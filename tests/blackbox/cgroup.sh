@@ -218,7 +218,7 @@ else
 	done
 	sb2="$T/after"
 	pd_start --dir "$sb2" -- sleep 100
-	check_re "the next proctord says it removed the stale cgroup" "removed .*proctor-[0-9.]*, left by a proctord that died" "$(cat "$PD_ERR")"
+	check_re "the next proctord says it removed the stale cgroup" "removed .*proctor-[0-9.]*, left by a proctord that died" "$(<"$PD_ERR")"
 	left=0
 	for d in $stale; do [ -e "$d" ] && left=1 && diag "left: $d"; done
 	check_eq "...the stale cgroups are gone" 0 "$left"
@@ -227,7 +227,7 @@ else
 	for d in $others; do [ -d "$d" ] && kept=$((kept + 1)); done
 	check_eq "...but not a cgroup named proctor-run or proctor-1x beside them, nor its process" \
 		"$(wc -w <<<"$others") alive" "$kept $(kill -0 "$other" 2>/dev/null && echo alive)" ||
-		diag "$(cat "$PD_ERR")"
+		diag "$(<"$PD_ERR")"
 	kill "$other"
 	wait "$other" 2>/dev/null
 	for d in $others; do wait_for "$T_OP" rmdir "$d"; done
@@ -269,7 +269,7 @@ else
 			"under valgrind (no clone3: no user namespace)"
 	else
 		check_eq "...and holds it without a warning (RLIMIT_NPROC in its user namespace)" "" \
-			"$(cat "$T/nobody.err")"
+			"$(<"$T/nobody.err")"
 	fi
 	wait_for "$T_OP" test -e "$u/tree.ready"
 	check "...the tree runs" lock_held "$u/tree.lock"

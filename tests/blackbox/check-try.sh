@@ -90,7 +90,7 @@ if [[ $out =~ $re ]]; then
 	"$PROCTORD" --dir "$T/own/sb-pids" --pids 5000000 --end-fd 3 -- /bin/true 3>/dev/null 2>"$T/own/pids.err"
 	check_eq "...and a start fails there alike (exit 3)" 3 "$?"
 	check_re "...with the same reason" "cannot write 5000000 to .*/pids.max: Invalid argument" \
-		"$(cat "$T/own/pids.err")"
+		"$(<"$T/own/pids.err")"
 else
 	skip "--check's probe cgroup, and a limit the kernel refuses" "no pids cgroup serves --pids here"
 fi
@@ -130,7 +130,7 @@ check_re "...saying why, as a start does" \
 	"$out"
 as_nobody "$PD_PLAIN" --dir "$T/own/sb-net" --unshare-net --end-fd 3 -- /bin/true 3>/dev/null 2>"$T/own/net.err"
 check_eq "...and a start as nobody refuses it (exit 3)" 3 "$?"
-check_re "...for that reason" "only root can give the program a network namespace" "$(cat "$T/own/net.err")"
+check_re "...for that reason" "only root can give the program a network namespace" "$(<"$T/own/net.err")"
 out=$(as_nobody "$PD_PLAIN" --check -- /bin/true 2>&1)
 check_eq "--check as nobody without it: exit 0" 0 "$?" || diag "$out"
 out=$("$PROCTORD" --check --unshare-net --unshare-ipc -- /bin/true 2>&1)

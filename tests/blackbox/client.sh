@@ -97,7 +97,7 @@ before=$(ls -d "$TMPDIR"/proctor-run.* 2>/dev/null | sort)
 run() {
 	RUN_OUT=$(timeout 30 "$PROCTOR" run "$@" 2>"$T/run.err" </dev/null)
 	RUN_RC=$?
-	RUN_ERR=$(cat "$T/run.err")
+	RUN_ERR=$(<"$T/run.err")
 }
 run -- sh -c 'echo out; echo err >&2; exit 3'
 check_eq "run: an exit code is passed on" 3 "$RUN_RC"

@@ -100,7 +100,7 @@ wait0 "$T/mine/box"
 if [ -r /usr/share/bash-completion/bash_completion ]; then
 	WITH_BC=1 comp "$PROCTORD" --cpu-time 1s -- ls "$T/mi"
 	check_eq "with bash-completion: proctord -- ls ARG<TAB> completes ls's argument" "$T/mine" "$REPLY_TEXT" ||
-		diag "$(cat "$T/comp.err")"
+		diag "$(<"$T/comp.err")"
 	WITH_BC=1 comp "$PROCTOR" run --cg
 	check_eq "with bash-completion: proctor run --cg<TAB>" "--cgroup" "$REPLY_TEXT"
 else
@@ -117,7 +117,7 @@ elif [ ! -w "$build/meson-logs" ]; then
 else
 	meson install -C "$build" --no-rebuild --destdir "$T/inst" --tags bash-completion \
 		>"$T/install.out" 2>&1
-	check_eq "meson install --tags bash-completion succeeds" 0 "$?" || diag "$(cat "$T/install.out")"
+	check_eq "meson install --tags bash-completion succeeds" 0 "$?" || diag "$(<"$T/install.out")"
 	installed=$(cd "$T/inst" && find . -type f | sort)
 	check_re "...and installs proctor and proctord in a bash-completion/completions directory" \
 		$'^\./.*/bash-completion/completions/proctor\n\./.*/bash-completion/completions/proctord$' \

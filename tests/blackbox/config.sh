@@ -76,7 +76,7 @@ check_re "...and says which, and why" \
 sb="$T/warn"
 pd_start --dir "$sb" --cgroup none --pids 64 -- sleep 100
 check_re "without --strict, proctord starts and warns" "^proctord: warning: pids cannot be honoured" \
-	"$(cat "$PD_ERR")"
+	"$(<"$PD_ERR")"
 wait0 "$sb"
 out=$("$PROCTORD" --strict --cgroup none --cpus 1.5 -- sh -c 'touch "$0"' "$T/ran" 2>&1)
 check_eq "with --strict, it is an error: exit 3" 3 "$?"

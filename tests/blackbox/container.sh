@@ -44,7 +44,7 @@ trap cleanup EXIT
 # --- the image: the installed tree, FROM scratch ----------------------------
 R="$T/rootfs"
 if ! ctr_rootfs "$R" "$build" "$src" 2>"$T/rootfs.err"; then
-	echo "Bail out! meson install into $R failed: $(cat "$T/rootfs.err")"
+	echo "Bail out! meson install into $R failed: $(<"$T/rootfs.err")"
 	exit 1
 fi
 mkdir -p "$R/out" "$R/srv/box" "$R/progs"

@@ -53,7 +53,7 @@ run_pinned() {
 	GRAND_CPUS=$(sed -n 's/^grandchild[[:space:]]*//p' "$out")
 	PROG_CG=$(sed -n 's/^cpuset-cgroup //p' "$out")
 	PROG_CG2=$(sed -n 's/^v2-cgroup //p' "$out")
-	[ "$ANS_HEAD" = "exited 0" ] || { ans_diag; diag "output: $(cat "$out")"; }
+	[ "$ANS_HEAD" = "exited 0" ] || { ans_diag; diag "output: $(<"$out")"; }
 }
 
 # --- --check's host audit -------------------------------------------------------
@@ -151,8 +151,8 @@ for bad in 3-1 "" 0,,1 x 1024; do
 	"$PROCTORD" --cpuset "$bad" -- touch "$T/ran" >"$T/bad.out" 2>"$T/bad.err"
 	rc=$?
 	check_eq "--cpuset '$bad' is a usage error (exit 2)" 2 "$rc"
-	check_re "...with one line naming the option" "^proctord: --cpuset $bad: " "$(cat "$T/bad.err")" ||
-		diag "stderr: $(cat "$T/bad.err")"
+	check_re "...with one line naming the option" "^proctord: --cpuset $bad: " "$(<"$T/bad.err")" ||
+		diag "stderr: $(<"$T/bad.err")"
 done
 check "...and the program never ran" gone "$T/ran"
 
@@ -161,17 +161,17 @@ rc=$?
 check_eq "a CPU proctord may not run on (--cpuset $outside, allowed $allowed) is exit 2" 2 "$rc"
 check_eq "...with one line saying which CPU and which are allowed" \
 	"proctord: cpuset = $outside (command line): CPU $outside is not among those proctord may run on ($allowed)" \
-	"$(cat "$T/out.err")"
+	"$(<"$T/out.err")"
 check "...and the program never ran" gone "$T/ran"
 "$PROCTORD" --check --cpuset "0-$outside" >/dev/null 2>"$T/out.err"
 check_eq "--check with such a CPU in a range is exit 2 too" 2 "$?"
-check_re "...and names the CPUs outside" "CPUs? ${outside}( |-)" "$(cat "$T/out.err")"
+check_re "...and names the CPUs outside" "CPUs? ${outside}( |-)" "$(<"$T/out.err")"
 
 printf 'cpuset = %s\n' "$outside" >"$T/bad.conf"
 "$PROCTORD" --config "$T/bad.conf" -- true >/dev/null 2>"$T/conf.err"
 check_eq "the same CPU from a configuration file is exit 2" 2 "$?"
 check_re "...and the line says where it came from" "cpuset = $outside \\($T/bad.conf:1\\)" \
-	"$(cat "$T/conf.err")"
+	"$(<"$T/conf.err")"
 
 if [ "$n_cpus" -lt 2 ]; then
 	skip "pinning to one CPU of several" "this script may run on one CPU only ($allowed)"
@@ -234,7 +234,7 @@ if command -v setpriv >/dev/null && id nobody >/dev/null 2>&1 && [ "$(id -u)" = 
 	wait0 "$TMPDIR/nobody"
 	pd_reap "$nb"
 	check_eq "...and its program runs on the set" "$set_" \
-		"$(sed -n 's/^program[[:space:]]*//p' "$T/nobody.out")" || diag "stderr: $(cat "$T/nobody.err")"
+		"$(sed -n 's/^program[[:space:]]*//p' "$T/nobody.out")" || diag "stderr: $(<"$T/nobody.err")"
 else
 	skip "another user's proctord" "not root, or no setpriv or no user nobody"
 fi

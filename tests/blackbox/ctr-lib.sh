@@ -158,18 +158,18 @@ ctr_judge() {
 	diag "$(grep -E '^(cgroups|identity|memory_max|pids|seccomp|/proc masks|cgroup ns|user ns) ' "$out/check.txt")"
 	check_eq "[$tag] --box: a file of the container outside the box is unreadable, /usr is read-only, /proc lists only the box's init and program" \
 		"secret: unreadable;usr: refused;1 2;" "$(tr '\n' ';' <"$out/core.out")" ||
-		diag "$(cat "$out/core.err")"
+		diag "$(<"$out/core.err")"
 
 	# The limits: enforced where --check says they are; where it says
 	# not, --check --strict exits 3 and the run lists them in not_enforced.
-	crc=$(cat "$out/check.rc")
+	crc=$(<"$out/check.rc")
 	if grep -q '^memory_max .*NOT enforced' "$out/check.txt"; then
 		check_eq "[$tag] memory_max not enforceable here: --check --strict says so (exit 3)" 3 "$crc"
 		check_re "[$tag] ...and the run's not_enforced lists memory_max" '"memory_max"' \
 			"$(json_get "$out/mem.json" not_enforced)"
 	else
 		check_eq "[$tag] --memory-max 64MiB on 200 MiB is killed memory" \
-			"killed memory" "$(jsonget "$out/mem.json" status.head)" || diag "$(cat "$out/mem.err")"
+			"killed memory" "$(jsonget "$out/mem.json" status.head)" || diag "$(<"$out/mem.err")"
 	fi
 	if grep -q '^pids .*NOT enforced' "$out/check.txt"; then
 		check_eq "[$tag] pids not enforceable here: --check --strict says so (exit 3; no fork bomb run)" \
@@ -177,28 +177,28 @@ ctr_judge() {
 	else
 		check_eq "[$tag] --pids 16 stops a fork bomb: forks refused, the wall time ends it" \
 			"refused killed wall-time" \
-			"$(cat "$out/pids.full") $(jsonget "$out/pids.json" status.head)" || diag "$(cat "$out/pids.err")"
+			"$(<"$out/pids.full") $(jsonget "$out/pids.json" status.head)" || diag "$(<"$out/pids.err")"
 	fi
 	# Where it names nothing NOT enforced, the readiness check passes (it
 	# once failed under Docker's profile: fork ENOMEM after its PID
 	# namespace probe).
 	if grep -q 'NOT enforced' "$out/check.txt"; then
-		[ "$crc" = 3 ] || { not_ok "[$tag] --check --strict exits 3"; diag "$(cat "$out/check.txt")"; }
+		[ "$crc" = 3 ] || { not_ok "[$tag] --check --strict exits 3"; diag "$(<"$out/check.txt")"; }
 	else
 		check_eq "[$tag] --check --strict --box with the limits, the readiness check, exits 0" 0 "$crc" ||
 			diag "$(grep -E '^cannot be honoured' "$out/check.txt")"
 	fi
 	check_eq "[$tag] --cpu-time 500ms on a spinner is killed cpu-time (exit 152)" \
-		"killed cpu-time 152" "$(jsonget "$out/cpu.json" status.head) $(cat "$out/cpu.rc")" ||
-		diag "$(cat "$out/cpu.err")"
+		"killed cpu-time 152" "$(jsonget "$out/cpu.json" status.head) $(<"$out/cpu.rc")" ||
+		diag "$(<"$out/cpu.err")"
 	# The README's overshoot figure: 15 ms at most (limits.sh's bound).
 	native timing check_range "[$tag] ...the CPU reported within the limit + 15 ms" 500000 515000 \
 		"$(json_get "$out/cpu.json" cpu_us)"
 	check_eq "[$tag] --output-limit 1MiB on yes: killed output (exit 153), 1 MiB delivered" \
 		"killed output 153 1048576" \
-		"$(jsonget "$out/outl.json" status.head) $(cat "$out/outl.rc") $(wc -c <"$out/outl.out")"
+		"$(jsonget "$out/outl.json" status.head) $(<"$out/outl.rc") $(wc -c <"$out/outl.out")"
 	check_eq "[$tag] nothing left behind: the box directory empty, no process but the container's PID 1" \
-		"|1" "$(cat "$out/left.box")|$(cat "$out/left.procs")"
+		"|1" "$(<"$out/left.box")|$(<"$out/left.procs")"
 }
 
 # ctr_judge_pid1 TAG LOG RC JSON: proctor run as the container's entry
@@ -208,5 +208,5 @@ ctr_judge_pid1() {
 	local tag=$1
 	check_eq "[$tag] proctor run as the container's PID 1: the program's exit code (7) and its verdict" \
 		"pid 1 7 exited 7" "$(grep '^pid' "$2") $3 $(jsonget "$4" status.head)" ||
-		diag "$(cat "$2")"
+		diag "$(<"$2")"
 }

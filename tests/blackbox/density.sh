@@ -20,7 +20,7 @@ else
 	unshare -U -r sh -c 'echo 0 >/proc/sys/user/max_inotify_instances && exec "$@"' sh \
 		"$PROCTORD" --daemonize --cgroup none --dir "$sb" -- sleep 100 \
 		>"$T/noino.out" 2>"$T/noino.err" </dev/null
-	check_eq "with no inotify instance left, proctord starts" 0 $? || diag "$(cat "$T/noino.err")"
+	check_eq "with no inotify instance left, proctord starts" 0 $? || diag "$(<"$T/noino.err")"
 fi
 if [ -p "${sb:-}/status" ]; then
 	check "...and says it takes a fresh status FIFO for each answer, naming the sysctl" \
@@ -41,7 +41,7 @@ if [ -p "${sb:-}/status" ]; then
 	rw=$!
 	echo 1 >"$sb/wait"
 	wait "$rw"
-	check_eq "...a read-write reader gets its answer" running "$(cat "$T/rw.out")"
+	check_eq "...a read-write reader gets its answer" running "$(<"$T/rw.out")"
 	ans=$(timeout 5 "$PROCTOR" wait --timeout 1 "$sb")
 	check_re "...and the next client is answered at once, not after a 2 s deadline" 'running$' "$ans"
 	# A reader that never closes keeps its FIFO, alone.

@@ -77,7 +77,7 @@ done
 # (proctor-entry its entry point) ---------------------------------------------
 R="$T/rootfs"
 if ! ctr_rootfs "$R" "$build" "$src" 2>"$T/rootfs.err"; then
-	echo "Bail out! meson install into $R failed: $(cat "$T/rootfs.err")"
+	echo "Bail out! meson install into $R failed: $(<"$T/rootfs.err")"
 	exit 1
 fi
 mkdir -p "$R/out" "$R/srv/box" "$R/progs"
@@ -139,7 +139,7 @@ timeout 120 docker run --rm --network=none --security-opt systempaths=unconfined
 rc=$?
 check_eq "[docker, its default profile] --check --strict exits 3: memory_max not enforced, the box not made" \
 	"3 1 1" "$rc $(grep -c '^memory_max .*NOT enforced' "$T/noprofile.txt") $(grep -c '^cannot be honoured: the box cannot be made here' "$T/noprofile.txt")" ||
-	diag "$(cat "$T/noprofile.txt")"
-check_re "[docker, its default profile] ...naming the seccomp flag" 'security-opt seccomp=PROFILE' "$(cat "$T/noprofile.txt")"
+	diag "$(<"$T/noprofile.txt")"
+check_re "[docker, its default profile] ...naming the seccomp flag" 'security-opt seccomp=PROFILE' "$(<"$T/noprofile.txt")"
 
 done_testing

@@ -44,7 +44,7 @@ for c in proctor proctord; do
 done
 # proctor run starts the proctord beside it: the installed pair works alone.
 got=$(cd / && env -u PROCTORD PATH=/usr/bin:/bin "$root$bindir/proctor" run -- /bin/sh -c 'echo hi' 2>"$T/run.err")
-check_eq "the installed proctor run starts the installed proctord" "hi" "$got" || diag "$(cat "$T/run.err")"
+check_eq "the installed proctor run starts the installed proctord" "hi" "$got" || diag "$(<"$T/run.err")"
 got=$(cd / && "$root$bindir/proctor-isolate" --version 2>&1)
 check_re "proctor-isolate is installed in the bindir and runs from /" "^proctor-isolate " "$got"
 check "...but no isolate link, which would take isolate's own package's name" \

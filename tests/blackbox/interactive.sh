@@ -71,7 +71,7 @@ check_eq "the README has the interactive task's three blocks" \
 (cd "$T/ok" && timeout 120 bash run >"$T/ok.out" 2>"$T/ok.err")
 check_eq "the README's interactive task, run as printed, succeeds" 0 "$?" ||
 	diag "$(cat "$T/ok.out" "$T/ok.err")"
-check_re "...the interactor accepts" "^accepted: [0-9]+ guesses, exit code 0$" "$(cat "$T/ok.out")"
+check_re "...the interactor accepts" "^accepted: [0-9]+ guesses, exit code 0$" "$(<"$T/ok.out")"
 check_re "...and proctor run's verdict is exited 0" "^proctor: exited 0; " "$(tail -n 1 "$T/ok.err")"
 
 # The same interactor, its judge killed in the middle of a run whose

@@ -75,18 +75,18 @@ check_eq "--init by a member of setuid_group prints box_root/N and exits 0" "$T/
 check_eq "...box/ is the caller's, mode 0700" "700:$NOBODY" "$(stat -c %a:%u "$W/box" 2>/dev/null)"
 check_eq "...box_root/N and the lock are root's" "0:0" \
 	"$(stat -c %u "$W"):$(stat -c %u "$T/locks/0")"
-check_eq "...the lock names its owner" "owner $NOBODY" "$(cat "$T/locks/0")"
+check_eq "...the lock names its owner" "owner $NOBODY" "$(<"$T/locks/0")"
 
 out=$("${AS[@]}" "$ISO" -b 0 -M "$T/u/meta" --run -- /bin/echo hi 2>"$T/err")
 check_eq "--run by the owner: the program's output, exit 0" "hi:0" "$out:$?"
 check_eq "...the meta file was created with the caller's rights (its owner)" "$NOBODY" \
 	"$(stat -c %u "$T/u/meta" 2>/dev/null)"
-check_re "...and holds the run" 'exitcode:0$' "$(cat "$T/u/meta")"
+check_re "...and holds the run" 'exitcode:0$' "$(<"$T/u/meta")"
 
 "${AS[@]}" "$ISO" -b 0 -M "$T/rootonly/meta" --run -- /bin/true 2>"$T/err"
 check_eq "a meta file where the caller cannot write: exit 2, nothing made" "2:absent" \
 	"$?:$([ -e "$T/rootonly/meta" ] && echo there || echo absent)"
-check_re "...said so" "Failed to open meta file '$T/rootonly/meta': Permission denied" "$(cat "$T/err")"
+check_re "...said so" "Failed to open meta file '$T/rootonly/meta': Permission denied" "$(<"$T/err")"
 
 out=$("${AS[@]}" "$ISO" -b 0 -M "$T/u/meta" --dir=/d="$T/u/data" --run -- /bin/cat /d/f 2>"$T/err")
 check_eq "--dir of a directory the caller reaches: the program reads it" "the caller's:0" "$out:$?"
@@ -97,14 +97,14 @@ for src in "$T/secret/pub" "$T/u/link"; do
 	rc=$?
 	check_eq "--dir=/s=${src#"$T"/}: a directory root reaches but the caller does not is refused (XX, exit 2)" \
 		"2::status:XX" "$rc:$out:$(grep '^status:' "$T/u/meta")"
-	check_re "...saying why" "Cannot bind $src on /s: Permission denied" "$(cat "$T/err")"
+	check_re "...saying why" "Cannot bind $src on /s: Permission denied" "$(<"$T/err")"
 done
 # proctor-isolate's own descriptors through /proc/self/fd: what it holds
 # open when it opens the sources is the caller's or root's 0600 lock
 # (the report's memfd comes after); a pipe is no directory nor file.
 echo | "${AS[@]}" "$ISO" -b 0 -M "$T/u/meta" --dir=/x=/proc/self/fd/0:rw --run -- /bin/true 2>"$T/err"
 check_eq "--dir=/x=/proc/self/fd/0 (a pipe) is refused" "2" "$?"
-check_re "...saying so" "Cannot bind /proc/self/fd/0 on /x: not a directory nor a file" "$(cat "$T/err")"
+check_re "...saying so" "Cannot bind /proc/self/fd/0 on /x: not a directory nor a file" "$(<"$T/err")"
 # Root's process in secret/drop (0777, a file 0644 in it): its
 # /proc/PID/cwd leads there as a link, which opened with the caller's
 # file-system ids alone (CAP_SYS_PTRACE kept) would be followed.
@@ -116,7 +116,7 @@ SLEEPER=$!
 out=$("${AS[@]}" "$ISO" -b 0 -M "$T/u/meta" --dir=/s="/proc/$SLEEPER/cwd" --run -- /bin/cat /s/f 2>"$T/err")
 check_eq "--dir=/s=/proc/PID/cwd of root's process in a directory the caller cannot reach: XX, exit 2" \
 	"2::status:XX" "$?:$out:$(grep '^status:' "$T/u/meta")"
-check_re "...saying why" "Cannot bind /proc/$SLEEPER/cwd on /s: Permission denied" "$(cat "$T/err")"
+check_re "...saying why" "Cannot bind /proc/$SLEEPER/cwd on /s: Permission denied" "$(<"$T/err")"
 "${AS[@]}" "$ISO" -b 0 -M "/proc/$SLEEPER/cwd/meta" --run -- /bin/true 2>"$T/err"
 check_eq "-M /proc/PID/cwd/meta of that process: refused, nothing made" "2:absent" \
 	"$?:$([ -e "$T/secret/drop/meta" ] && echo there || echo absent)"
@@ -137,7 +137,7 @@ check_eq "-i and -o in the box" "0:3 4" "$?:$(cat "$W/box/out.txt" 2>/dev/null)"
 out=$("${AS[@]}" "$ISO" -b 0 -M "$T/u/meta" --dir=/p=/proc -o /p/self/fd/3 --run -- /bin/true 2>"$T/err")
 check_eq "-o /p/self/fd/3 through --dir=/p=/proc: not proctord's descriptor 3 (XX, exit 2)" \
 	"2:status:XX" "$?:$(grep '^status:' "$T/u/meta")"
-check_re "...saying why" "/p/self/fd/3 is /proc/self/fd/3, one of proctord's own descriptors" "$(cat "$T/err")"
+check_re "...saying why" "/p/self/fd/3 is /proc/self/fd/3, one of proctord's own descriptors" "$(<"$T/err")"
 
 # The caller's environment is its own: none of it reaches what runs as root.
 printf '#!/bin/sh\ntouch %s/pwned\n' "$T" >"$T/evil"
@@ -152,12 +152,12 @@ check_eq "\$PROCTORD, \$PROCTOR_ISOLATE_CONFIG, \$PROCTORD_FAIL_AT, \$LD_PRELOAD
 # Who may: setuid_group's members, and a box only its owner.
 "${OUT[@]}" "$ISO" -b 1 --init >/dev/null 2>"$T/err"
 check_eq "a caller outside setuid_group is refused (exit 2)" 2 "$?"
-check_re "...saying so" "not in group nogroup" "$(cat "$T/err")"
+check_re "...saying so" "not in group nogroup" "$(<"$T/err")"
 for cmd in --init --cleanup "--run -- /bin/true"; do
 	# shellcheck disable=SC2086 # $cmd is words
 	"${AS2[@]}" "$ISO" -b 0 $cmd >/dev/null 2>"$T/err"
 	check_eq "$cmd on another member's box is refused (exit 2)" 2 "$?"
-	check_re "...as isolate 2.x says it" "This box belongs to a different user \\(uid $NOBODY\\)" "$(cat "$T/err")"
+	check_re "...as isolate 2.x says it" "This box belongs to a different user \\(uid $NOBODY\\)" "$(<"$T/err")"
 done
 check "...and the box is still there" test -d "$W/box"
 # Another member's box is refused before its lock is taken: with --wait,
@@ -170,7 +170,7 @@ timeout 10 "${AS2[@]}" "$ISO" -b 0 --wait --run -- /bin/true >/dev/null 2>"$T/er
 rc=$?
 check_eq "--wait on another member's box in use: refused at once (exit 2), its run goes on" \
 	"2:running" "$rc:$(kill -0 "$BUSY" 2>/dev/null && echo running || echo over)"
-check_re "...as isolate 2.x says it" "This box belongs to a different user \\(uid $NOBODY\\)" "$(cat "$T/err")"
+check_re "...as isolate 2.x says it" "This box belongs to a different user \\(uid $NOBODY\\)" "$(<"$T/err")"
 kill -TERM "$BUSY"
 wait "$BUSY"
 
@@ -188,7 +188,7 @@ touch "$T/victim/keep"
 check_eq "--cleanup by the owner removes box_root/N whole, exit 0" "0:gone" \
 	"$?:$([ -e "$W" ] && echo there || echo gone)"
 check "...following none of the links left in it" test -e "$T/victim/keep"
-check_eq "...and the box is nobody's again" "" "$(cat "$T/locks/0")"
+check_eq "...and the box is nobody's again" "" "$(<"$T/locks/0")"
 # A directory of the caller's with root's in it, which the caller cannot
 # empty, moved into box/: root does not empty it either.
 W3=$("${AS[@]}" "$ISO" -b 3 --init)
@@ -199,7 +199,7 @@ echo keep >"$T/u/mine/roots/f"
 "${AS[@]}" "$ISO" -b 3 --cleanup 2>"$T/err"
 check_eq "--cleanup meets a directory of root's that the caller moved in: XX, exit 2, its file kept" \
 	"2:keep" "$?:$(cat "$W3/box/mine/roots/f" 2>/dev/null)"
-check_re "...saying so" "Cannot remove $W3: Operation not permitted" "$(cat "$T/err")"
+check_re "...saying so" "Cannot remove $W3: Operation not permitted" "$(<"$T/err")"
 rm -r "$W3/box/mine/roots"
 "${AS[@]}" "$ISO" -b 3 --cleanup 2>"$T/err"
 check_eq "...and with it gone, --cleanup removes the box" "0:gone" \
@@ -220,13 +220,13 @@ if command -v strace >/dev/null 2>&1; then
 		"${AS[@]}" "$ISO" -b 5 --run -- /bin/true >/dev/null 2>&1 &
 	STRACED=$!
 	if wait_for 30 grep -q '^wait4(.*) = [0-9]' "$T/strace"; then
-		kill -TERM "$(cat "$T/iso.pid")"
+		kill -TERM "$(<"$T/iso.pid")"
 		wait "$STRACED"
 		check_eq "SIGTERM once proctord is reaped: no process is signalled" "" \
 			"$(sed -n '/^wait4(.*) = [0-9]/,$p' "$T/strace" | grep '^kill(')"
 	else
 		wait "$STRACED"
-		not_ok "strace showed no wait4 that reaped proctord: $(cat "$T/strace")"
+		not_ok "strace showed no wait4 that reaped proctord: $(<"$T/strace")"
 	fi
 	"${AS[@]}" "$ISO" -b 5 --cleanup
 else
@@ -237,12 +237,12 @@ fi
 printf 'box_root = %s/boxes\nlock_root = %s/locks\n' "$T" "$T" | write_conf
 "${AS[@]}" "$ISO" -b 2 --init >/dev/null 2>"$T/err"
 check_eq "a configuration without setuid_group: every set-user-ID caller refused" 2 "$?"
-check_re "...saying so" "names no setuid_group" "$(cat "$T/err")"
+check_re "...saying so" "names no setuid_group" "$(<"$T/err")"
 echo "setuid_group = nogroup" | write_conf
 chmod 0666 "$CONF"
 "${AS[@]}" "$ISO" -b 2 --init >/dev/null 2>"$T/err"
 check_eq "a configuration others may write: refused" 2 "$?"
-check_re "...saying so" "must be root's and writable by root alone" "$(cat "$T/err")"
+check_re "...saying so" "must be root's and writable by root alone" "$(<"$T/err")"
 chmod 0644 "$CONF"
 
 # The configuration's directory in a sticky one of root's (as /tmp), which
@@ -258,13 +258,13 @@ touch "$T/victim/0/keep"
 "${AS[@]}" "$ISO" -b 0 --init >/dev/null 2>"$T/err"
 check_eq "a configuration of the caller's that the caller cannot see itself: refused, root's directory kept" \
 	"2:kept" "$?:$([ -e "$T/victim/0/keep" ] && echo kept || echo gone)"
-check_re "...saying so" "must be root's and writable by root alone" "$(cat "$T/err")"
+check_re "...saying so" "must be root's and writable by root alone" "$(<"$T/err")"
 rm -rf "${CONFDIR:?}/etc"
 install -d -m 0755 "$CONFDIR/etc"
 "${AS[@]}" "$ISO" -b 4 --init >/dev/null 2>"$T/err"
 check_eq "...and none at all there: isolate's defaults (box_root /var/local/lib/isolate, no setuid_group: refused)" \
 	2 "$?"
-check_re "...saying so" "names no setuid_group" "$(cat "$T/err")"
+check_re "...saying so" "names no setuid_group" "$(<"$T/err")"
 chmod 0755 "$CONFDIR"
 
 done_testing

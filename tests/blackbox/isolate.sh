@@ -52,7 +52,7 @@ cp "$PROGS/isoprog" "$W/box/"
 echo "3 4" >"$W/stdin.txt"
 j0 sum -t 5.0 -x 1.0 -w 10.0
 check_eq "judge0: a right answer: exit 0, the sum on stdout, nothing on stderr (-s)" \
-	"0:7:" "$?:$(cat "$W/stdout.txt"):$(cat "$W/stderr.txt")"
+	"0:7:" "$?:$(<"$W/stdout.txt"):$(<"$W/stderr.txt")"
 check_eq "...meta: time, time-wall, cg-mem, exitcode:0 and no status" \
 	"time:T|time-wall:T|${RU}cg-mem:N|exitcode:0|" "$(meta_shape "$W/metadata.txt")"
 
@@ -125,16 +125,16 @@ cms() { # MEM TIME WALL PROGRAM...: CMS's evaluation line
 }
 cms 131072 0.5 2 ./isoprog sum
 check_eq "CMS: a right answer: exit 0, the output in its /tmp, isolate's OK line on stderr" \
-	"0:42:OK" "$?:$(cat "$O/home/output.txt"):$(cut -c1-2 "$T/iso.err")"
+	"0:42:OK" "$?:$(<"$O/home/output.txt"):$(cut -c1-2 "$T/iso.err")"
 check_re "...the OK line gives CPU and wall seconds as isolate does" \
-	'^OK \([0-9]+\.[0-9]{3} sec real, [0-9]+\.[0-9]{3} sec wall\)$' "$(cat "$T/iso.err")"
+	'^OK \([0-9]+\.[0-9]{3} sec real, [0-9]+\.[0-9]{3} sec wall\)$' "$(<"$T/iso.err")"
 check_eq "...meta: no status, exitcode:0" "time:T|time-wall:T|${RU}cg-mem:N|exitcode:0|" "$(meta_shape "$O/run.meta.0")"
 check_eq "...the output is the box user's (first_uid + 2)" "61002" "$(stat -c %u "$O/home/output.txt")"
 
 cms 131072 0.5 2 ./isoprog segv
 check_eq "CMS: SIGSEGV is SG with exitsig:11, exit status 1" \
 	"1:time:T|time-wall:T|${RU}cg-mem:N|exitsig:11|status:SG|message:Caught fatal signal 11|:Caught fatal signal 11" \
-	"$?:$(meta_shape "$O/run.meta.0"):$(cat "$T/iso.err")"
+	"$?:$(meta_shape "$O/run.meta.0"):$(<"$T/iso.err")"
 
 cms 32768 2 4 ./isoprog alloc 200
 check_eq "CMS: past --cg-mem is SG 9 with cg-oom-killed:1 (CMS: memory limit exceeded)" \
@@ -219,7 +219,7 @@ for p in "${pids[@]}"; do
 	rcs="$rcs$?"
 done
 check_eq "CMS Communication: a manager and $ncomm users through the judge's FIFOs in read-write binds: all exit 0, the manager says 1.0" \
-	"000:1.0:2 of 2 right" "$rcs:$(cat "$T/comm-m/home/stdout.txt"):$(cat "$T/comm-m/home/stderr.txt")" ||
+	"000:1.0:2 of 2 right" "$rcs:$(<"$T/comm-m/home/stdout.txt"):$(<"$T/comm-m/home/stderr.txt")" ||
 	diag "$(cat "$T"/comm-*/run.meta.0)"
 check_eq "...each user's meta: exitcode:0, no status" "exitcode:0|exitcode:0|" \
 	"$(cat "$T/comm-u0/run.meta.0" "$T/comm-u1/run.meta.0" | grep -e exitcode -e status | tr '\n' '|')"
@@ -290,11 +290,11 @@ echo precious >"$T/precious" && ln -s "$T/precious" "$T/boxes/4/box/_isolate.met
 "$ISO" -b4 -M "$T/boxes/4/box/_isolate.meta" --run -- /bin/true 2>"$T/link.err"
 check_eq "a symbolic link at the meta file's path is refused (exit 2), the file it points to untouched" \
 	"2:precious:Failed to open meta file '$T/boxes/4/box/_isolate.meta': a symbolic link" \
-	"$?:$(cat "$T/precious"):$(cat "$T/link.err")"
+	"$?:$(<"$T/precious"):$(<"$T/link.err")"
 rm "$T/boxes/4/box/_isolate.meta" && mkfifo "$T/boxes/4/box/_isolate.meta"
 timeout "$T_OP" "$ISO" -b4 -M "$T/boxes/4/box/_isolate.meta" --run -- /bin/true 2>"$T/fifo.err"
 check_eq "...and so is a FIFO there, at once" \
-	"2:Failed to open meta file '$T/boxes/4/box/_isolate.meta': not a regular file" "$?:$(cat "$T/fifo.err")"
+	"2:Failed to open meta file '$T/boxes/4/box/_isolate.meta': not a regular file" "$?:$(<"$T/fifo.err")"
 "$ISO" --help >"$T/help.out"
 check_eq "--help prints the usage on stdout, exit 0" "0:Usage: proctor-isolate [options] --init" "$?:$(head -c 39 "$T/help.out")"
 "$ISO" -b4 -t abc --run -- /bin/true 2>"$T/usage.err"
@@ -304,7 +304,7 @@ check_eq "a bad time is a usage error, exit 2, that names the value" \
 check_eq "--cg-mem without --cg is a usage error, as in isolate" "2" "$?"
 "$ISO" -b 100 --init 2>"$T/range.err" >/dev/null
 check_eq "a box id beyond num_boxes is refused, exit 2" "2:Sandbox ID out of range (allowed: 0-99)" \
-	"$?:$(cat "$T/range.err")"
+	"$?:$(<"$T/range.err")"
 "$ISO" -b4 --cleanup
 
 if setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$ISO" 2>/dev/null; then
@@ -322,7 +322,7 @@ if command -v python3 >/dev/null 2>&1; then
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
 socket.create_connection(s.getsockname()); print("up")' 2>"$T/lo.err")
 	check_eq "without --share-net the box's loopback is up, as isolate's" "up" "$out" ||
-		diag "$(cat "$T/lo.err")"
+		diag "$(<"$T/lo.err")"
 	"$ISO" -b 9 --cleanup
 else
 	skip "without --share-net the box's loopback is up, as isolate's" "no python3"
@@ -338,11 +338,11 @@ test -w /tmp && echo tmp || echo no-tmp'
 rules=(--dir=/usr --dir=/lib --dir=/lib64:maybe --dir=/bin)
 out=$("$ISO" -b 9 -p -D "${rules[@]}" --run -- /bin/sh -c "$look" 2>"$T/D.err")
 check_eq "-D leaves out the box's defaults; --dir=/bin, --dir=/lib bring those back" \
-	"0:no-etc no-sbin no-dev no-proc no-tmp" "$?:$(echo $out)" || diag "$(cat "$T/D.err")"
+	"0:no-etc no-sbin no-dev no-proc no-tmp" "$?:$(echo $out)" || diag "$(<"$T/D.err")"
 out=$("$ISO" -b 9 -p -D "${rules[@]}" --dir=/proc=proc:fs --dir=/tmp:tmp --dir=/dev/shm=tmpfs:fs \
 	--run -- /bin/sh -c "$look" 2>"$T/D.err")
 check_eq "...and /proc=proc:fs, /tmp:tmp, /dev/shm=tmpfs:fs the box's own /proc, /tmp and /dev" \
-	"0:no-etc no-sbin proc tmp" "$?:$(echo $out)" || diag "$(cat "$T/D.err")"
+	"0:no-etc no-sbin proc tmp" "$?:$(echo $out)" || diag "$(<"$T/D.err")"
 "$ISO" -b 9 -M "$T/fs.meta" --dir=/sys=sysfs:fs --run -- /bin/true 2>"$T/D.err"
 check_eq "...a sysfs is refused (usage, exit 2)" 2 "$?"
 # judge0 with its per-process time limit passes 1.x's --no-cg-timing:

@@ -33,13 +33,13 @@ if skip_unless "$nobody_ok" "not root, or no user nobody with a group" 7 "--user
 	ng=$(id -g nobody)
 	run_to_end --user nobody --stdout "$T/ids" -- "$P" ids
 	check_eq "--user nobody: the program runs as nobody, its group, no supplementary groups" \
-		"uid=$(id -u nobody) gid=$ng groups=0" "$(cat "$T/ids")"
+		"uid=$(id -u nobody) gid=$ng groups=0" "$(<"$T/ids")"
 	run_to_end --user nobody --group "$(id -g root)" --stdout "$T/ids2" -- "$P" ids
 	check_eq "--user nobody --group 0: --group wins over the user's own group" \
-		"uid=$(id -u nobody) gid=0 groups=0" "$(cat "$T/ids2")"
+		"uid=$(id -u nobody) gid=0 groups=0" "$(<"$T/ids2")"
 	run_to_end --group "$ng" --stdout "$T/ids3" -- "$P" ids
 	check_eq "--group alone: proctord's uid, that group, no supplementary groups" \
-		"uid=0 gid=$ng groups=0" "$(cat "$T/ids3")"
+		"uid=0 gid=$ng groups=0" "$(<"$T/ids3")"
 
 	# The sandbox directory readable by all, so that only the FIFOs' own
 	# mode (0600, root's) stands between nobody and them.
@@ -75,7 +75,7 @@ if skip_unless "$root" "not root" 3 "--no-root"; then
 	timeout "$T_OP" "$PROCTORD" --no-root --dir "$T/noroot" -- true >/dev/null 2>"$T/noroot.err"
 	check_eq "--no-root without --user: proctord refuses, exit 3" 3 "$?"
 	check_eq "...saying why" "proctord: --no-root: the program would run as root; give --user with another user" \
-		"$(cat "$T/noroot.err")"
+		"$(<"$T/noroot.err")"
 	if [ "$nobody_ok" = 1 ]; then
 		run_to_end --no-root --user nobody -- true
 		check_eq "--no-root --user nobody runs" "exited 0" "$ANS_HEAD"
@@ -90,7 +90,7 @@ if skip_unless "$nobody_ok" "not root, or no user nobody" 5 "as another user, pr
 		"$PROCTORD" --dir "$T/nb/box" --user root -- true >/dev/null 2>"$T/nb.err"
 	check_eq "proctord not run as root refuses --user: exit 3" 3 "$?"
 	check_re "...saying that only root can" "only root can run the program as another user" \
-		"$(cat "$T/nb.err")"
+		"$(<"$T/nb.err")"
 	timeout "$T_OP" setpriv --reuid nobody --regid "$ng" --clear-groups \
 		"$PROCTOR" run --unshare-net -- true 2>"$T/nb2.err"
 	# On any line: warnings may come first (a stale cgroup of root's that
@@ -98,7 +98,7 @@ if skip_unless "$nobody_ok" "not root, or no user nobody" 5 "as another user, pr
 	nl=$'\n'
 	check_re "...and refuses --unshare-net before the program starts, saying why" \
 		"(^|$nl)proctord: --unshare-net: only root can give the program a network namespace of its own \(proctord runs as uid $(id -u nobody)\)" \
-		"$(cat "$T/nb2.err")" || diag "$(cat "$T/nb2.err")"
+		"$(<"$T/nb2.err")" || diag "$(<"$T/nb2.err")"
 	# The shipped profiles' user = nobody, rootless and in a box: refused,
 	# with the key's file and line and why a uid mapped in the box would
 	# not serve. (The refusal comes before the box is made.)
@@ -112,7 +112,7 @@ if skip_unless "$nobody_ok" "not root, or no user nobody" 5 "as another user, pr
 		check_eq "user = nobody in a profile, rootless in a box: refused (exit 3)" 3 "$?"
 		check_re "...naming the file and line, and why a mapped uid would not serve" \
 			"^proctord: user = nobody \\($T/nb/judge.conf:2 \\[judge\\]\\): only root can .* maps one uid, proctord's own, so its program is uid $dm on the host whatever it is called inside.*remove user and group" \
-			"$(cat "$T/nb3.err")"
+			"$(<"$T/nb3.err")"
 	else
 		skip "user = nobody in a profile, rootless in a box" "no user daemon to run proctord as"
 		skip "...naming the file and line" "no user daemon to run proctord as"
@@ -121,14 +121,14 @@ fi
 
 timeout "$T_OP" "$PROCTORD" --user no-such-user-here --dir "$T/nouser" -- true >/dev/null 2>"$T/nouser.err"
 check_eq "--user with an unknown name: exit 2" 2 "$?"
-check_re "...naming it" "no such user" "$(cat "$T/nouser.err")"
+check_re "...naming it" "no such user" "$(<"$T/nouser.err")"
 
 # --- --new-session ----------------------------------------------------------------
 
 run_to_end --stdout "$T/sess1" -- "$P" session
-check_eq "by default the program stays in proctord's session" "in the caller's session" "$(cat "$T/sess1")"
+check_eq "by default the program stays in proctord's session" "in the caller's session" "$(<"$T/sess1")"
 run_to_end --new-session --stdout "$T/sess2" -- "$P" session
-check_eq "--new-session: the program leads a session of its own" "session leader" "$(cat "$T/sess2")"
+check_eq "--new-session: the program leads a session of its own" "session leader" "$(<"$T/sess2")"
 
 # TIOCSTI pushes input into a terminal: into the caller's one, a program
 # could type commands after the judge exits. Under script(1) proctor run's
@@ -157,15 +157,15 @@ if skip_unless "$root" "not root" 5 "--unshare-net"; then
 	"$P" listen "$T/port" &
 	listener=$!
 	wait_for 5 test -s "$T/port"
-	port=$(cat "$T/port")
+	port=$(<"$T/port")
 	run_to_end --stdout "$T/net1" -- "$P" connect "$port"
-	check_eq "without --unshare-net the program reaches 127.0.0.1:$port (control)" "connect: ok" "$(cat "$T/net1")"
+	check_eq "without --unshare-net the program reaches 127.0.0.1:$port (control)" "connect: ok" "$(<"$T/net1")"
 	run_to_end --unshare-net --stdout "$T/net2" -- "$P" connect "$port"
-	check_eq "--unshare-net: no connect() to 127.0.0.1 succeeds" "connect: ENETUNREACH" "$(cat "$T/net2")"
+	check_eq "--unshare-net: no connect() to 127.0.0.1 succeeds" "connect: ENETUNREACH" "$(<"$T/net2")"
 	run_to_end --unshare-net --stdout "$T/net3" -- "$P" ifaces
-	check_eq "--unshare-net: the only interface is a loopback that is down" "lo:down" "$(cat "$T/net3")"
+	check_eq "--unshare-net: the only interface is a loopback that is down" "lo:down" "$(<"$T/net3")"
 	run_to_end --unshare-net --user nobody --stdout "$T/net4" -- "$P" connect "$port"
-	check_eq "--unshare-net with --user nobody: no connection either" "connect: ENETUNREACH" "$(cat "$T/net4")"
+	check_eq "--unshare-net with --user nobody: no connection either" "connect: ENETUNREACH" "$(<"$T/net4")"
 	kill "$listener"
 	run_to_end --unshare-net --report "$T/net.json" -- true
 	check_eq "the report says so" "true" "$(get "$T/net.json" isolation.unshare_net)"
@@ -175,9 +175,9 @@ if skip_unless "$root" "not root" 2 "--unshare-ipc"; then
 	key=$((0x70c70000 + $$ % 65536))
 	"$P" msgq-create "$key" >/dev/null
 	run_to_end --stdout "$T/ipc1" -- "$P" msgq-find "$key"
-	check_eq "without --unshare-ipc the program sees the caller's message queue (control)" "msgget: ok" "$(cat "$T/ipc1")"
+	check_eq "without --unshare-ipc the program sees the caller's message queue (control)" "msgget: ok" "$(<"$T/ipc1")"
 	run_to_end --unshare-ipc --stdout "$T/ipc2" -- "$P" msgq-find "$key"
-	check_eq "--unshare-ipc: the caller's System V message queue is not there" "msgget: ENOENT" "$(cat "$T/ipc2")"
+	check_eq "--unshare-ipc: the caller's System V message queue is not there" "msgget: ENOENT" "$(<"$T/ipc2")"
 	"$P" msgq-remove "$key" >/dev/null
 fi
 
@@ -190,7 +190,7 @@ if vg_on; then
 	skip "the --seccomp checks" "under valgrind (valgrind 3.19 does not know seccomp(2))"
 else
 	run_to_end --stdout "$T/sc0" -- "$P" syscall keyctl
-	check_eq "without --seccomp keyctl returns (control)" "exited 0 keyctl: ok" "$ANS_HEAD $(cat "$T/sc0")"
+	check_eq "without --seccomp keyctl returns (control)" "exited 0 keyctl: ok" "$ANS_HEAD $(<"$T/sc0")"
 	for call in keyctl io_uring_setup ptrace mount unshare; do
 		run_to_end --seccomp -- "$P" syscall "$call"
 		check_eq "--seccomp: a program calling $call is ended with the call named" "killed syscall: $call" "$ANS_STATUS" || ans_diag
@@ -213,7 +213,7 @@ else
 
 	run_to_end --seccomp-errno --stdout "$T/sc2" -- "$P" syscall keyctl
 	check_eq "--seccomp-errno: the denied call fails with EPERM and the program goes on" \
-		"exited 0 keyctl: EPERM" "$ANS_HEAD $(cat "$T/sc2")"
+		"exited 0 keyctl: EPERM" "$ANS_HEAD $(<"$T/sc2")"
 	# The filter's listener is a new descriptor: it is made before RLIMIT_NOFILE
 	# is lowered (the helper is linked statically so that it starts with 3).
 	run_to_end --seccomp --nofile 3 -- "$P" syscall io_uring_setup

@@ -127,7 +127,8 @@ json_keep() {
 	IFS= read -r -d '' doc <"$1" || :
 	[ -n "$doc" ] && [ -z "${json_seen[$doc]:-}" ] || return 0
 	json_seen[$doc]=1
-	printf '%s' "$doc" >"$T/json-docs/$BASHPID.$((++json_n)).json"
+	json_n=$((json_n + 1))
+	printf '%s' "$doc" >"$T/json-docs/$BASHPID.$json_n.json"
 }
 
 # jsonget FILE PATH: one value of a JSON document (tests/progs/jsonget); the

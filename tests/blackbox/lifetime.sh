@@ -52,7 +52,7 @@ escape_case() {
 	fi
 	if [ "$PD_RC" != 0 ] || ! wait_for "$T_OP" test -e "$u/$name.ready"; then
 		not_ok "[$name] the escape helper starts"
-		diag "$(cat "$PD_ERR")"
+		diag "$(<"$PD_ERR")"
 		return
 	fi
 	check "[$name] the running tree holds the lock" lock_held "$u/$name.lock"
@@ -84,7 +84,7 @@ run_ids() {
 	wait0 "$u/$1"
 }
 run_ids ids
-check_eq "the program is PID 2 and its parent PID 1" "2 1" "$(cat "$u/ids.ids")"
+check_eq "the program is PID 2 and its parent PID 1" "2 1" "$(<"$u/ids.ids")"
 check_eq "...and it exits 0" "exited 0" "$ANS_STATUS"
 if [ "$have_nobody" = 1 ]; then
 	timeout "$T_OP" setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
@@ -93,7 +93,7 @@ if [ "$have_nobody" = 1 ]; then
 	pd_poll "$u/idsn"
 	wait0 "$u/idsn"
 	check_eq "as nobody too, the program is PID 2 with its own uid" "2 1
-$(id -u nobody)" "$(cat "$u/idsn.ids")"
+$(id -u nobody)" "$(<"$u/idsn.ids")"
 else
 	skip "as nobody, the program is PID 2" "$nobody_why"
 fi
@@ -123,7 +123,7 @@ if [ "$(id -u)" = 0 ] && no_pidns true 2>/dev/null; then
 		>"$T/nons.out" 2>"$T/nons.err"
 	check_re "...proctord warns at start" \
 		"^proctord: warning: cannot make a PID namespace for the program .*: it may outlive proctord" \
-		"$(cat "$T/nons.err")"
+		"$(<"$T/nons.err")"
 	pd_poll "$u/nons"
 	check_eq "...and runs the program as before" "exited 3" "$ANS_STATUS"
 	wait0 "$u/nons"
@@ -154,7 +154,7 @@ for mode in auto none; do
 	# suite gave them 263 ms of CPU between them.)
 	pd_start --dir "$u/cpu$mode" --cgroup "$mode" -- /bin/sh -c \
 		'for i in 1 2 3; do (setsid "$0" 1 110 & echo $! >>"$1"); done
-		for p in $(cat "$1"); do while kill -0 "$p" 2>/dev/null; do sleep 0.05; done; done' \
+		for p in $(<"$1"); do while kill -0 "$p" 2>/dev/null; do sleep 0.05; done; done' \
 		"$PROGS/spin" "$T/orphans.$mode"
 	pd_poll "$u/cpu$mode"
 	native "CPU figures" check_range "[$mode] the CPU of orphans the init reaped counts" \

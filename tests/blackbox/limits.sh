@@ -86,7 +86,7 @@ fi
 sb="$T/nofile"
 pd_seq=$((pd_seq + 1))
 timeout "$T_OP" "${wrap[@]}" "$PROCTORD" --daemonize --dir "$sb" --nofile 16 -- "$PROGS/nofile" "$T/nofile.out" \
-	>"$T/pd.$pd_seq.out" 2>"$T/pd.$pd_seq.err" </dev/null || diag "proctord failed: $(cat "$T/pd.$pd_seq.err")"
+	>"$T/pd.$pd_seq.out" 2>"$T/pd.$pd_seq.err" </dev/null || diag "proctord failed: $(<"$T/pd.$pd_seq.err")"
 pd_poll "$sb"
 native rlimits check_eq "--nofile 16: the program runs to its end" "exited 0" "$ANS_STATUS" || ans_diag
 out=$(cat "$T/nofile.out" 2>/dev/null)
@@ -108,7 +108,7 @@ timeout "$T_OP" "$PROCTORD" --dir "$T/nofile-big" --nofile $((nr_open + 1)) -- t
 check_eq "--nofile above fs.nr_open: proctord refuses, exit 3" 3 "$?"
 check_re "...saying why" \
 	"^proctord: nofile: RLIMIT_NOFILE $((nr_open + 1)) is above the kernel's fs.nr_open \($nr_open\)$" \
-	"$(cat "$T/big.err")"
+	"$(<"$T/big.err")"
 hard=$(ulimit -Hn)
 if [ "$can_drop" = 1 ] && [ "$hard" != unlimited ] && [ "$hard" -lt "$nr_open" ]; then
 	timeout "$T_OP" "${wrap[@]}" "$PROCTORD" --dir "$T/nofile-hard" --nofile $((hard + 1)) -- true \
@@ -116,7 +116,7 @@ if [ "$can_drop" = 1 ] && [ "$hard" != unlimited ] && [ "$hard" -lt "$nr_open" ]
 	check_eq "--nofile above proctord's hard limit, no CAP_SYS_RESOURCE: proctord refuses, exit 3" 3 "$?"
 	check_re "...saying why" \
 		"^proctord: nofile: RLIMIT_NOFILE $((hard + 1)) is above proctord's hard limit \([0-9]+\), and proctord has no CAP_SYS_RESOURCE to raise it$" \
-		"$(cat "$T/hard.err")"
+		"$(<"$T/hard.err")"
 else
 	skip "--nofile above proctord's hard limit, no CAP_SYS_RESOURCE: proctord refuses" \
 		"setpriv cannot drop CAP_SYS_RESOURCE, or the hard limit is fs.nr_open"

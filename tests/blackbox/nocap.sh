@@ -69,7 +69,7 @@ as profile "$PROGS/denysys" clone3:ENOSYS sethostname:EPERM keyctl:EPERM -- \
 core "under a runtime's profile"
 bx_run "$T/tmp/o.hostname" -- hostname
 check_eq "[under a runtime's profile] a refused sethostname does not fail the box: it keeps the host's name" \
-	"$(hostname)" "$(cat "$T/tmp/o.hostname")" || ans_diag
+	"$(hostname)" "$(<"$T/tmp/o.hostname")" || ans_diag
 
 # A container's /etc holds the runtime's binds (hosts, hostname,
 # resolv.conf), locked with it in the container's user namespace: binding
@@ -82,7 +82,7 @@ bx_new
 bx_run "$T/tmp/o.locked" --ro-bind /etc -- sh -c 'cat /etc/hostname
 	if (echo x >>/etc/hostname) 2>/dev/null; then echo written; else echo refused; fi'
 check_eq "[uid 0 of a user namespace, /etc holding a locked bind] --ro-bind /etc binds it with its mounts, each read-only" \
-	"locked-name;refused;" "$(tr '\n' ';' <"$T/tmp/o.locked" 2>&1)" || { ans_diag; diag "$(cat "$PD_ERR")"; }
+	"locked-name;refused;" "$(tr '\n' ';' <"$T/tmp/o.locked" 2>&1)" || { ans_diag; diag "$(<"$PD_ERR")"; }
 
 # No capability at all: no user namespace can map uid 0 (to itself takes
 # CAP_SETFCAP, to nobody CAP_SETUID): refused, saying what to grant.
@@ -90,17 +90,17 @@ as nocaps setpriv --inh-caps=-all --bounding-set=-all
 bx_new
 bx_run "$T/tmp/o.nocaps" -- true
 check_eq "[uid 0 without any capability] --box is refused at the start (exit 3)" 3 "$PD_RC"
-check_re "...naming the capabilities to grant" "without CAP_SYS_ADMIN.*CAP_SETFCAP.*CAP_SETUID" "$(cat "$PD_ERR")"
+check_re "...naming the capabilities to grant" "without CAP_SYS_ADMIN.*CAP_SETFCAP.*CAP_SETUID" "$(<"$PD_ERR")"
 
 as nosysadmin capsh --drop=cap_sys_admin -- -c "'exec \"\$0\" \"\$@\"'"
 pd_start --box "$BOX" --user nobody -- true
 check_eq "[uid 0 without CAP_SYS_ADMIN] --user is refused (exit 3)" 3 "$PD_RC"
-check_re "...saying why" "only root can run the program as another user \(proctord is uid 0 without CAP_SYS_ADMIN\)" "$(cat "$PD_ERR")"
+check_re "...saying why" "only root can run the program as another user \(proctord is uid 0 without CAP_SYS_ADMIN\)" "$(<"$PD_ERR")"
 
 as userns unshare --user --map-root-user
 pd_start --box "$BOX" --user nobody -- true
 check_eq "[uid 0 of a user namespace mapping only 0] --user nobody is refused (exit 3)" 3 "$PD_RC"
-check_re "...saying it is not mapped" "--user nobody: uid [0-9]+ is not mapped in proctord's user namespace" "$(cat "$PD_ERR")"
+check_re "...saying it is not mapped" "--user nobody: uid [0-9]+ is not mapped in proctord's user namespace" "$(<"$PD_ERR")"
 
 # A container's user namespace maps 65536 ids (tests/vm/container.sh):
 # root's ways there, --user nobody is nobody. A holder makes it, root
@@ -121,7 +121,7 @@ PROCTORD="$T/pd-wide"
 bx_new
 bx_run "$T/tmp/o.wide" --user nobody -- sh -c "$P ids; echo by-nobody >/box/n"
 check_eq "[uid 0 of a user namespace mapping 65536 ids] --user nobody in a box runs as nobody" \
-	"uid=$(id -u nobody) gid=$ng groups=0;" "$(tr '\n' ';' <"$T/tmp/o.wide" 2>&1)" || diag "$(cat "$PD_ERR")"
+	"uid=$(id -u nobody) gid=$ng groups=0;" "$(tr '\n' ';' <"$T/tmp/o.wide" 2>&1)" || diag "$(<"$PD_ERR")"
 check_eq "...and what it writes in DIR is nobody's" "$(id -u nobody)" "$(stat -c %u "$BOX/n" 2>&1)"
 
 # --- what --check says there, and its readiness answer -------------------------

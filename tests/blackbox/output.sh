@@ -98,7 +98,7 @@ wait1 "$sb"
 check_eq "a program that closed its stdout is still running" running "$ANS_HEAD"
 pd_poll "$sb"
 check_eq "...and ends by itself" "exited 7" "$ANS_HEAD" || ans_diag
-check_eq "...having written to stderr after the close" "still running" "$(cat "$T/close.err")"
+check_eq "...having written to stderr after the close" "still running" "$(<"$T/close.err")"
 wait0 "$sb"
 
 # A grandchild holding stdout open does not keep the sandbox alive.
@@ -118,7 +118,7 @@ gc_s=3
 check_range "...reported within $gc_s s" 0 $((gc_s * 1000000)) $((t1 - t0))
 wait_for 5 pid_gone "$reader"
 check "...and the FIFO's reader gets end of file (the grandchild is gone)" pid_gone "$reader"
-check_eq "...after the main process's output" "main done" "$(cat "$T/gc.out")"
+check_eq "...after the main process's output" "main done" "$(<"$T/gc.out")"
 wait0 "$sb"
 
 # A FIFO destination whose reader never comes must not stall proctord.
@@ -274,9 +274,9 @@ timeout "$T_OP" "$PROCTOR" run --stdout-limit 1KiB --truncate-output \
 	-- sh -c 'yes | head -c 100000; exit 4' 2>"$T/runtr.err" | wc -c >"$T/runtr.n"
 rc=${PIPESTATUS[0]}
 check_eq "proctor run --stdout-limit 1KiB --truncate-output: 1024 bytes through the pipe, exit code 4" \
-	"1024 4" "$(cat "$T/runtr.n") $rc"
+	"1024 4" "$(<"$T/runtr.n") $rc"
 check_re "...and the verdict says it was truncated" "^proctor: exited 4: stdout truncated at 1KiB;" \
-	"$(cat "$T/runtr.err")"
+	"$(<"$T/runtr.err")"
 
 # --stderr-to-stdout: one destination, counted once.
 run_to_end --stderr-to-stdout --stdout "$T/s2o.out" -- sh -c 'echo a; echo b >&2; echo c'
@@ -287,18 +287,18 @@ run_to_end --stderr-to-stdout --stdout-limit 10B --stdout "$T/s2l.out" --report 
 check_eq "--stderr-to-stdout --stdout-limit 10: 11 bytes over both streams is killed output" \
 	"killed output: stdout limit of 10B exceeded" "$ANS_STATUS" || ans_diag
 check_eq "...10 bytes in the file, counted once as stdout" "1234567890 10 null 10" \
-	"$(cat "$T/s2l.out") $(get "$T/s2l.json" stdout_bytes) $(get "$T/s2l.json" stderr_bytes) $(get "$T/s2l.json" output_bytes)"
+	"$(<"$T/s2l.out") $(get "$T/s2l.json" stdout_bytes) $(get "$T/s2l.json" stderr_bytes) $(get "$T/s2l.json" output_bytes)"
 out=$(timeout "$T_OP" "$PROCTOR" run --stderr-to-stdout -- sh -c 'echo out; echo err >&2' 2>/dev/null)
 check_eq "proctor run --stderr-to-stdout: stderr on stdout" "out err" "$(echo $out)"
 
 timeout "$T_OP" "$PROCTORD" --stderr-to-stdout --stderr "$T/x" -- true >"$T/c.out" 2>"$T/c.err"
 check_eq "--stderr-to-stdout with --stderr is a usage error: exit 2" 2 "$?"
 check_re "...that names both" "stderr_to_stdout \(command line\) and stderr \(command line\)" \
-	"$(cat "$T/c.err")"
+	"$(<"$T/c.err")"
 timeout "$T_OP" "$PROCTORD" --stderr-to-stdout --stderr-limit 1KiB -- true >"$T/c.out" 2>"$T/c.err"
 check_eq "--stderr-to-stdout with --stderr-limit is a usage error: exit 2" 2 "$?"
 check_re "...that says stderr is counted in stdout_limit" "stderr_to_stdout .* and stderr_limit .*counts in stdout_limit" \
-	"$(cat "$T/c.err")"
+	"$(<"$T/c.err")"
 
 # The configuration file has the same keys.
 printf 'stdout_limit = 1KiB\nstderr_limit = 2KiB\ntruncate_output = yes\n[merged]\nstderr_limit = unlimited\nstderr_to_stdout = yes\n' >"$T/out.conf"

@@ -58,7 +58,7 @@ run_nobody() {
 	shift
 	as_nobody "$PROCTORD" --daemonize --dir "$u/$name" --report "$u/$name.json" \
 		--env PROCTOR_BB_TAG --stdout "$u/$name.out" "$@" >"$T/$name.pd" 2>"$T/$name.err" </dev/null ||
-		diag "proctord: $(cat "$T/$name.err")"
+		diag "proctord: $(<"$T/$name.err")"
 	pd_poll "$u/$name" 20 1000
 	wait0 "$u/$name"
 	wait_for "$T_OP" gone "$u/$name/wait"
@@ -81,7 +81,7 @@ if [ -n "$planted" ]; then
 	( enter_cgroups $PRIVATE && as_nobody timeout "$T_OP" "$PROCTORD" --daemonize \
 		--dir "$u/stale" --env PROCTOR_BB_TAG -- true ) >/dev/null 2>"$T/stale.err" </dev/null
 	check_eq "a dead proctord's cgroup where nobody may not remove it: proctord as nobody starts" \
-		0 "$?" || diag "$(cat "$T/stale.err")"
+		0 "$?" || diag "$(<"$T/stale.err")"
 	wait0 "$u/stale"
 	wait_for "$T_OP" gone "$u/stale/wait"
 	check_eq "...and neither warns of it nor touches it" "" "$(grep -F "proctor-$dead" "$T/stale.err")"
@@ -97,7 +97,7 @@ check_eq "as nobody without a pids cgroup, --pids 16 stops the 16th process (15 
 	"forked 15" "$(tail -n 1 "$u/pids.out")"
 check_eq "...and the report lists nothing as not enforced" "[]" \
 	"$(get "$u/pids.json" not_enforced | tr -d ' \n')"
-check_eq "...nor does proctord warn" "" "$(cat "$T/pids.err")"
+check_eq "...nor does proctord warn" "" "$(<"$T/pids.err")"
 
 box="$T/box"
 install -d -m 0755 -o nobody "$box"
@@ -108,7 +108,7 @@ check_re "--check as nobody: a box without --pids is held at $((512)) processes"
 run_nobody boxcap --box "$box" --ro-bind "$PROGS:/progs" -- /progs/forkcap 1000
 forked=$(sed -n 's/^forked //p' "$u/boxcap.out")
 check_range "a box without --pids stops a bounded fork bomb at the default (511 forks)" \
-	400 511 "${forked:-0}" || diag "$(cat "$u/boxcap.out")"
+	400 511 "${forked:-0}" || diag "$(<"$u/boxcap.out")"
 
 run_nobody boxpids --box "$box" --ro-bind "$PROGS:/progs" --pids 16 -- /progs/forkcap 100
 check_eq "a box with --pids 16 stops at 15 forks" "forked 15" "$(tail -n 1 "$u/boxpids.out")"

@@ -33,7 +33,7 @@ under() {
 
 # ran PROFILE EXPECTED_STDOUT DESCRIPTION: exit 0 with that output.
 ran() {
-	check_eq "$3" "0:$2" "$RUN_RC:$(cat "$T/$1.out")" || diag "stderr: $(cat "$T/$1.err")"
+	check_eq "$3" "0:$2" "$RUN_RC:$(<"$T/$1.out")" || diag "stderr: $(<"$T/$1.err")"
 }
 
 profiles=$(sed -n 's/^\[\([^]]*\)\]$/\1/p' "$shipped")
@@ -52,7 +52,7 @@ for p in $profiles; do
 		# that cannot start ends it at once ("pthread_create failed").
 		under c "$PROGS/spin" 8
 		check_re "[c]: 8 POSIX threads start and spin to the CPU limit" \
-			'proctor: killed cpu-time' "$(tail -n 1 "$T/c.err")" || diag "$(cat "$T/c.err")"
+			'proctor: killed cpu-time' "$(tail -n 1 "$T/c.err")" || diag "$(<"$T/c.err")"
 		;;
 	cpp)
 		if [ ! -x "$PROGS/cxxthreads" ]; then
@@ -80,7 +80,7 @@ for p in $profiles; do
 		mkdir -m 0755 "$T/java"
 		if ! javac -d "$T/java" "$src/tests/progs/JThreads.java" 2>"$T/javac.err"; then
 			not_ok "[java]: javac JThreads.java"
-			diag "$(cat "$T/javac.err")"
+			diag "$(<"$T/javac.err")"
 			continue
 		fi
 		chmod -R a+rX "$T/java"
@@ -113,7 +113,7 @@ for p in $profiles; do
 		--report "$T/bomb-$p.json" -- "$PROGS/forkbomb" "$T/bomb-$p/ready" \
 		>"$T/bomb-$p.out" 2>"$T/bomb-$p.err" </dev/null
 	check_re "[$p]: a fork bomb ends at the profile's CPU limit" 'proctor: killed cpu-time' \
-		"$(tail -n 1 "$T/bomb-$p.err")" || diag "$(cat "$T/bomb-$p.err")"
+		"$(tail -n 1 "$T/bomb-$p.err")" || diag "$(<"$T/bomb-$p.err")"
 	check "...after a fork failed (the pids limit of $pids held it)" test -e "$T/bomb-$p/ready"
 	peak=$("$PROGS/jsonget" "$T/bomb-$p.json" pids_peak 2>/dev/null)
 	if [ -z "$peak" ] || [ "$peak" = null ]; then

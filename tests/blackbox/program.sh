@@ -26,7 +26,7 @@ check_eq "the program is searched for in its own PATH, not proctord's" "exited 5
 # Working directory.
 mkdir "$T/wd"
 run_to_end --chdir "$T/wd" -- sh -c 'pwd > "$0"' "$T/pwd"
-check_eq "--chdir sets the working directory" "$T/wd" "$(cat "$T/pwd")"
+check_eq "--chdir sets the working directory" "$T/wd" "$(<"$T/pwd")"
 run_to_end --chdir "$T/no-such-dir" -- true
 check_re "a missing --chdir directory is failed chdir, naming it" \
 	"^failed chdir: $T/no-such-dir: No such file or directory\$" "$ANS_STATUS"
@@ -37,10 +37,10 @@ run_to_end --stdin "$T/in" --stdout "$T/out" --stderr "$T/err" \
 	-- sh -c 'cat; echo oops >&2'
 check_eq "--stdin feeds the program and --stdout receives its output" \
 	"line one;line two;" "$(tr '\n' ';' < "$T/out")"
-check_eq "--stderr receives its error output" "oops" "$(cat "$T/err")"
+check_eq "--stderr receives its error output" "oops" "$(<"$T/err")"
 echo stale > "$T/out2"
 run_to_end --stdout "$T/out2" -- printf 'new'
-check_eq "--stdout truncates an existing file" "new" "$(cat "$T/out2")"
+check_eq "--stdout truncates an existing file" "new" "$(<"$T/out2")"
 run_to_end -- sh -c 'cat; echo done' 
 check_eq "daemonized, the program's stdin is /dev/null (cat ends at once)" "exited 0" "$ANS_HEAD"
 run_to_end --stdout "$T/no/such/dir/out" -- true
@@ -69,8 +69,8 @@ native rlimits check_eq "--stack 8MiB sets soft and hard RLIMIT_STACK (KiB)" "81
 run_to_end --address-space 64MiB -- "$PROGS/hold" 128 "$T/hold-ready" "$T/hold-fifo"
 check_re "--address-space 64MiB stops a program that maps 128 MiB" "^(exited [1-9][0-9]*|signaled SIG)" "$ANS_STATUS"
 run_to_end --address-space 1GiB -- sh -c 'ulimit -v > "$0"' "$T/as"
-check_eq "--address-space 1GiB is RLIMIT_AS of 1 GiB (KiB)" "1048576" "$(cat "$T/as")"
+check_eq "--address-space 1GiB is RLIMIT_AS of 1 GiB (KiB)" "1048576" "$(<"$T/as")"
 run_to_end -- sh -c 'ulimit -c > "$0"' "$T/core"
-check_eq "core files are off" "0" "$(cat "$T/core")"
+check_eq "core files are off" "0" "$(<"$T/core")"
 
 done_testing

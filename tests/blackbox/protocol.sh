@@ -56,7 +56,7 @@ check_eq "...and the program is still running" running "$ANS_STATUS" || ans_diag
 # Load: 1,000 sequential waits, each checked by the C client.
 timeout 120 "$PROGS/waitloop" -e running "$sb" 1000 >/dev/null 2>"$T/loop.err"
 rc=$?
-check_eq "1,000 sequential waits are all answered, well-formed and running" 0 "$rc" || diag "$(cat "$T/loop.err")"
+check_eq "1,000 sequential waits are all answered, well-formed and running" 0 "$rc" || diag "$(<"$T/loop.err")"
 
 # 8 concurrent clients, serialised on DIR/lock as the protocol asks.
 pids=()
@@ -68,7 +68,7 @@ bad=0
 for c in 1 2 3 4 5 6 7 8; do
 	if ! wait "${pids[$((c - 1))]}"; then
 		bad=$((bad + 1))
-		diag "client $c: $(cat "$T/client.$c.err")"
+		diag "client $c: $(<"$T/client.$c.err")"
 	fi
 done
 check_eq "8 concurrent clients (flock on lock) x 50 waits: all answers well-formed" 0 "$bad"

@@ -37,7 +37,7 @@ for i in 1 2 3; do
 		[ "$c" = running ]' _ "$sb" || { bad=$((bad + 1)); diag "read-write reader $i: no answer"; }
 	client_wait "$sb"
 	[ "$RC" = 0 ] && [ "$ANS_OK" = 1 ] && [ "$ANS_HEAD" = running ] ||
-		{ bad=$((bad + 1)); diag "proctor wait $i: rc $RC, $(cat "$T/answer.err")"; ans_diag; }
+		{ bad=$((bad + 1)); diag "proctor wait $i: rc $RC, $(<"$T/answer.err")"; ans_diag; }
 	[ "$ELAPSED" -le "$worst" ] || worst=$ELAPSED
 	timeout "$T_OP" bash -c 'echo 1 > "$1/wait"; exec 3<>"$1/status"; read -r a <&3; read -r b <&3
 		read -r c <&3; exec 3<&-' _ "$sb"
@@ -51,11 +51,11 @@ check_eq "after a read-write reader of status, 3 proctor waits and 3 shell waits
 # have said so (in the foreground): its stderr tells, however slow a loaded
 # machine made a wait.
 check "...and no wait waited out the 2 s deadline for a reader's close" \
-	bash -c '! grep -q "$1" "$2"' _ "$STUCK" "$PD_ERR" || diag "$(cat "$PD_ERR")"
+	bash -c '! grep -q "$1" "$2"' _ "$STUCK" "$PD_ERR" || diag "$(<"$PD_ERR")"
 wait0 "$sb"
 check_eq "...and the terminating wait is answered" "killed terminate" "$ANS_HEAD" || ans_diag
 pd_reap "$PD_PID"
-check_eq "...and proctord ends, exit 0" 0 "$PD_EXIT" || diag "$(cat "$PD_ERR")"
+check_eq "...and proctord ends, exit 0" 0 "$PD_EXIT" || diag "$(<"$PD_ERR")"
 
 # The worst moment for a read-write reader to close: after proctord has
 # looked whether it is still there (poll) and before proctord's own close of
@@ -86,13 +86,13 @@ else
 	sleep 0.6
 	client_wait "$sb"
 	check_eq "...and the proctor wait after it is well-formed" "0 1 running" \
-		"$RC $ANS_OK $ANS_HEAD" || { diag "$(cat "$T/answer.err")"; ans_diag; }
+		"$RC $ANS_OK $ANS_HEAD" || { diag "$(<"$T/answer.err")"; ans_diag; }
 	check "...without waiting out the 2 s deadline for the reader's close" \
-		bash -c '! grep -q "$1" "$2"' _ "$STUCK" "$T/rwmerge.err" || diag "$(cat "$T/rwmerge.err")"
+		bash -c '! grep -q "$1" "$2"' _ "$STUCK" "$T/rwmerge.err" || diag "$(<"$T/rwmerge.err")"
 	wait0 "$sb"
 	check_eq "...and the terminating wait is answered" "killed terminate" "$ANS_HEAD" || ans_diag
 	wait "$tracer"
-	check_eq "...and proctord ends, exit 0" 0 $? || diag "$(cat "$T/rwmerge.err")"
+	check_eq "...and proctord ends, exit 0" 0 $? || diag "$(<"$T/rwmerge.err")"
 fi
 
 # A read-write reader that keeps status open is a writer too: no reader of
@@ -107,7 +107,7 @@ holder=$!
 sleep 0.3
 client_wait "$sb"
 check_eq "after a read-write reader that holds status: proctor wait is well-formed" \
-	"0 1 running" "$RC $ANS_OK $ANS_HEAD" || { diag "$(cat "$T/answer.err")"; ans_diag; }
+	"0 1 running" "$RC $ANS_OK $ANS_HEAD" || { diag "$(<"$T/answer.err")"; ans_diag; }
 native timing check_range "...within the 2 s deadline and a second" 0 3000000 "$ELAPSED"
 client_wait "$sb"
 check_eq "...and so is the next one" "0 1 running" "$RC $ANS_OK $ANS_HEAD" || ans_diag
@@ -131,7 +131,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2
 	rc=$?
 	t=$((${EPOCHREALTIME/./} - t))
 	check_eq "as nobody, after a read-write reader: proctor wait is well-formed" "0 running" \
-		"$rc $(echo "$out" | sed -n 3p)" || diag "$out" "$(cat "$T/nb.err")"
+		"$rc $(echo "$out" | sed -n 3p)" || diag "$out" "$(<"$T/nb.err")"
 	native timing check_range "...within 1 s" 0 1000000 "$t"
 	timeout "$T_OP" "${nb[@]}" "$PROCTOR" stop "$T/nb/sb" >/dev/null 2>&1
 else
@@ -154,7 +154,7 @@ pd_start --dir "$sb" -- sleep 100
 half "$sb"
 client_wait "$sb"
 check_eq "after a reader that read 5 bytes and holds status: proctor wait is well-formed" \
-	"0 1 running" "$RC $ANS_OK $ANS_HEAD" || { diag "$(cat "$T/answer.err")"; ans_diag; }
+	"0 1 running" "$RC $ANS_OK $ANS_HEAD" || { diag "$(<"$T/answer.err")"; ans_diag; }
 native timing check_range "...within the 2 s deadline and a second" 0 3000000 "$ELAPSED"
 kill "$HOLDER" 2>/dev/null
 wait "$HOLDER" 2>/dev/null
@@ -177,7 +177,7 @@ holder=$!
 sleep 0.3
 client_wait "$sb"
 check_eq "after a reader that never reads and holds status: proctor wait is well-formed" \
-	"0 1 running" "$RC $ANS_OK $ANS_HEAD" || { diag "$(cat "$T/answer.err")"; ans_diag; }
+	"0 1 running" "$RC $ANS_OK $ANS_HEAD" || { diag "$(<"$T/answer.err")"; ans_diag; }
 wait1 "$sb"
 check_eq "...and so is the shell wait after it" "0 1 running" "$WAIT_RC $ANS_OK $ANS_HEAD" || ans_diag
 kill "$holder" 2>/dev/null
@@ -185,7 +185,7 @@ wait "$holder" 2>/dev/null
 timeout "$T_OP" bash -c 'echo 1 > "$1/wait"; exec 3<"$1/status"; exec 3<&-' _ "$sb"
 client_wait "$sb"
 check_eq "after a reader that opened status and closed it unread: proctor wait is well-formed" \
-	"0 1 running" "$RC $ANS_OK $ANS_HEAD" || { diag "$(cat "$T/answer.err")"; ans_diag; }
+	"0 1 running" "$RC $ANS_OK $ANS_HEAD" || { diag "$(<"$T/answer.err")"; ans_diag; }
 native timing check_range "...at once (within 1 s)" 0 1000000 "$ELAPSED"
 wait0 "$sb"
 check_eq "...and the terminating wait" "killed terminate" "$ANS_HEAD" || ans_diag

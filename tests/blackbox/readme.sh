@@ -39,7 +39,7 @@ run() {
 }
 
 # shown NAME: what the block printed, for a failed check.
-shown() { diag "block $1 exited $RUN_RC; stdout:" "$(cat "$T/$1.out")" "stderr:" "$(tail -n 20 "$T/$1.err")"; }
+shown() { diag "block $1 exited $RUN_RC; stdout:" "$(<"$T/$1.out")" "stderr:" "$(tail -n 20 "$T/$1.err")"; }
 
 for tool in g++ python3; do
 	if ! command -v "$tool" >/dev/null; then
@@ -54,7 +54,7 @@ mkdir "$T/work"
 # each under limits, and print a verdict from proctor run's exit code.
 run batch
 check_eq "the batch example runs to its end" 0 "$RUN_RC" || shown batch
-out=$(cat "$T/batch.out")
+out=$(<"$T/batch.out")
 check_re "the batch example says that sum ran, with proctor run's verdict line" \
 	$'(^|\n)sum: ran; proctor: exited 0; cpu [0-9.]+ s, wall [0-9.]+ s, peak [0-9.]+ MiB(\n|$)' "$out" || shown batch
 check_re "the batch example says that loop exceeded the time limit, killed by proctord" \
@@ -65,6 +65,6 @@ check_eq "sum's output is the sum of its input" 5 "$(cat "$T/work/sum.out" 2>&1)
 # its output and the expected answer.
 run checker
 check_eq "the checker example runs to its end" 0 "$RUN_RC" || shown checker
-check_eq "the checker example accepts sum's output" "sum: accepted" "$(cat "$T/checker.out")" || shown checker
+check_eq "the checker example accepts sum's output" "sum: accepted" "$(<"$T/checker.out")" || shown checker
 
 done_testing

@@ -166,7 +166,7 @@ run_deleg() {
 	shift
 	in_deleg "$PROCTORD" --daemonize --dir "$u/$name" --report "$u/$name.json" \
 		--env PROCTOR_BB_TAG "$@" \
-		>"$T/$name.out" 2>"$T/$name.err" </dev/null || diag "proctord: $(cat "$T/$name.err")"
+		>"$T/$name.out" 2>"$T/$name.err" </dev/null || diag "proctord: $(<"$T/$name.err")"
 	pd_poll "$u/$name" 20 1000
 	wait0 "$u/$name"
 	wait_for "$T_OP" gone "$u/$name/wait"
@@ -198,7 +198,7 @@ if [ "$have_mem" = 1 ]; then
 		"$(get "$u/raise.json" not_enforced | tr -d ' \n')"
 	in_deleg timeout -s KILL "$T_OP" "$PROCTORD" --strict --dir "$u/strict" --memory-max 64MiB \
 		--end-fd 3 -- true 3>/dev/null 2>"$T/strict.err"
-	check_eq "...with --strict it is an error (exit 3)" 3 "$?" || diag "$(cat "$T/strict.err")"
+	check_eq "...with --strict it is an error (exit 3)" 3 "$?" || diag "$(<"$T/strict.err")"
 	if vg_on; then
 		# A rootless box needs clone3's user namespace, which valgrind lacks.
 		skip "as nobody in a box, 100 MiB under --memory-max 64MiB ends as killed memory" \

@@ -18,7 +18,7 @@ out=$(timeout 60 "$PROCTORD" --dir "$T/box1" --report "$T/r1.json" --end-fd 3 --
 	3>&1 >/dev/null 2>"$T/err1")
 rc=$?
 check_eq "--end-fd: proctord ends by itself, without a terminating wait, exit 0" 0 "$rc" ||
-	diag "$(cat "$T/err1")"
+	diag "$(<"$T/err1")"
 check_eq "...after writing one byte, 1, to the descriptor" 1 "$out"
 check_eq "...and the report is written" "exited 7" \
 	"$(jsonget "$T/r1.json" status.line 2>/dev/null)"
@@ -44,14 +44,14 @@ for bad in 0 2 -3 3x "" 99999999999; do
 	timeout 60 "$PROCTORD" --dir "$T/bad" --end-fd "$bad" -- true >/dev/null 2>"$T/err" 3>/dev/null
 	rc=$?
 	check_eq "--end-fd '$bad' is a usage error (2)" 2 "$rc"
-	check_re "...in one line that names it" "^proctord: --end-fd $bad: " "$(cat "$T/err")"
+	check_re "...in one line that names it" "^proctord: --end-fd $bad: " "$(<"$T/err")"
 done
 timeout 60 "$PROCTORD" --dir "$T/bad" --end-fd 9 -- true >/dev/null 2>"$T/err"
 check_eq "--end-fd N with N not open: 2" 2 "$?"
-check_re "...saying so" "not an open descriptor" "$(cat "$T/err")"
+check_re "...saying so" "not an open descriptor" "$(<"$T/err")"
 timeout 60 "$PROCTORD" --dir "$T/bad" --end-fd 3 -- true >/dev/null 2>"$T/err" 3</dev/null
 check_eq "--end-fd N with N read-only: 2" 2 "$?"
-check_re "...saying so" "not open for writing" "$(cat "$T/err")"
+check_re "...saying so" "not open for writing" "$(<"$T/err")"
 check "...and nothing was started (no directory)" test ! -e "$T/bad"
 
 # The program does not inherit proctord's end of the pipe.
@@ -61,7 +61,7 @@ check_eq "proctor run: the program holds 0, 1 and 2 only" "0 1 2 " "$out"
 
 timeout 60 "$PROCTOR" run --end-fd 5 -- true </dev/null >/dev/null 2>"$T/err"
 check_eq "proctor run --end-fd is refused: 125" 125 "$?"
-check_re "...saying so" "--end-fd cannot be used with run" "$(cat "$T/err")"
+check_re "...saying so" "--end-fd cannot be used with run" "$(<"$T/err")"
 
 # --- proctor run makes no timed wait and no wait call ---------------------------
 if ! command -v strace >/dev/null; then
@@ -73,7 +73,7 @@ else
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 timeout 120 strace -o "$T/strace" -e trace=nanosleep,clock_nanosleep,poll,ppoll,select,pselect6,epoll_wait,epoll_pwait,openat,read \
 		"$PROCTOR" run -- sh -c 'sleep 0.3; exit 5' </dev/null >/dev/null 2>"$T/err"
 	rc=$?
-	check_eq "proctor run under strace: the program's exit code" 5 "$rc" || diag "$(cat "$T/err")"
+	check_eq "proctor run under strace: the program's exit code" 5 "$rc" || diag "$(<"$T/err")"
 	timed=$(grep -E '^(nanosleep|clock_nanosleep|poll|ppoll|select|pselect6|epoll_wait|epoll_pwait)\(' "$T/strace")
 	check_eq "proctor run makes no timed sleep or poll while the program runs" "" "$timed" ||
 		diag "$(head -5 <<<"$timed")"
@@ -121,7 +121,7 @@ if wait_for "$T_OP" has_child "$run"; then
 	wait "$run"
 	rc=$?
 	check_eq "proctord killed outright: proctor run exits 125" 125 "$rc"
-	check_re "...naming the signal" "proctord was killed by SIGKILL before the verdict" "$(cat "$T/err")"
+	check_re "...naming the signal" "proctord was killed by SIGKILL before the verdict" "$(<"$T/err")"
 else
 	not_ok "proctord killed outright: no proctord under proctor run"
 	kill "$run"

@@ -13,8 +13,8 @@ export PROCTORD
 run() {
 	(cd "$T" && timeout 60 "$PROCTOR" run "$@" >"$T/run.out" 2>"$T/run.err" </dev/null)
 	RUN_RC=$?
-	RUN_OUT=$(cat "$T/run.out")
-	RUN_ERR=$(cat "$T/run.err")
+	RUN_OUT=$(<"$T/run.out")
+	RUN_ERR=$(<"$T/run.err")
 }
 
 # --- the verdict in FILE, stderr the program's --------------------------------
@@ -75,7 +75,7 @@ check_eq "...which the program does not inherit" "" "$RUN_OUT"
 echo "before" >"$T/fd2.json"
 run --json-fd=4 -- true 4>>"$T/fd2.json"
 check_re "run --json-fd=4: written where the descriptor is (appended here)" \
-	$'^before\n\\{\n  "run": \\{"exit": 0, "signal": null\\},' "$(cat "$T/fd2.json")"
+	$'^before\n\\{\n  "run": \\{"exit": 0, "signal": null\\},' "$(<"$T/fd2.json")"
 run --json-fd 2 -- sh -c 'echo err >&2'
 check_eq "run --json-fd 2: the verdict on stderr, after the program's, when asked for" err \
 	"$(head -n 1 "$T/run.err")"
@@ -140,7 +140,7 @@ ln -s "$T/target" "$T/link.json"
 run --json "$T/link.json" -- true
 check_eq "--json FILE that is a symbolic link: refused (125)" 125 "$RUN_RC"
 check_re "...saying so" "^proctor: run: --json $T/link.json: .*symbolic link" "$RUN_ERR"
-check_eq "...and what it points to is untouched" theirs "$(cat "$T/target")"
+check_eq "...and what it points to is untouched" theirs "$(<"$T/target")"
 mkfifo "$T/fifo.json"
 run --json "$T/fifo.json" -- true
 check_eq "--json FILE that is a FIFO: refused (125)" 125 "$RUN_RC"

@@ -19,8 +19,8 @@ left() { ls -A "$TMPDIR" | grep -v '^vgdb-'; }
 run() {
 	timeout 60 "$PROCTOR" run "$@" >"$T/run.out" 2>"$T/run.err" </dev/null
 	RUN_RC=$?
-	RUN_OUT=$(cat "$T/run.out")
-	RUN_ERR=$(cat "$T/run.err")
+	RUN_OUT=$(<"$T/run.out")
+	RUN_ERR=$(<"$T/run.err")
 	RUN_LAST=$(tail -n 1 "$T/run.err")
 }
 
@@ -137,7 +137,7 @@ check_eq "stop without DIR: one line" "proctor: stop: no DIR given; see 'proctor
 pd_start --dir "$T/w" -- bash -c 'while [ $SECONDS -lt 2 ]; do :; done'
 timeout 60 "$PROCTOR" watch --interval 0.05 "$T/w" >"$T/watch.out"
 check_eq "watch exits 0 when the program ends" 0 "$?"
-check_re "...its earlier frames show a CPU %" "% of one core" "$(cat "$T/watch.out")"
+check_re "...its earlier frames show a CPU %" "% of one core" "$(<"$T/watch.out")"
 check_re "...its last frame the final status" "status  exited 0$" "$(tail -n 1 "$T/watch.out")"
 check_re "...and the CPU time without a % (no rate once ended)" '^  cpu +[0-9]+\.[0-9]{3} s$' \
 	"$(tail -n 3 "$T/watch.out" | head -n 1)"
@@ -235,7 +235,7 @@ if [ "$(id -u)" = 0 ] && unshare --pid --fork --mount-proc true 2>/dev/null; the
 	timeout "$T_OP" unshare --pid --fork --mount-proc "$PROCTOR" run -- sh -c 'exit 3' \
 		</dev/null >/dev/null 2>"$T/pid1.err"
 	check_eq "proctor run as PID 1 (a container's entry point): the program's exit code" 3 "$?" ||
-		diag "$(cat "$T/pid1.err")"
+		diag "$(<"$T/pid1.err")"
 else
 	skip "proctor run as PID 1 (a container's entry point)" "not root, or no PID namespaces"
 fi

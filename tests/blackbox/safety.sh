@@ -16,7 +16,7 @@ for name in wait status; do
 		timeout "$T_OP" "$PROCTORD" --dir "$d" -- sleep 100 >/dev/null 2>"$T/err" </dev/null
 		rc=$?
 		check_eq "a $kind at DIR/$name is refused with exit code 3" 3 "$rc"
-		check_re "...with a message on stderr naming $name" "$name" "$(cat "$T/err")"
+		check_re "...with a message on stderr naming $name" "$name" "$(<"$T/err")"
 		if [ "$kind" = file ]; then
 			check "...and the file is left in place" eval '[ -f "$d/$name" ] && [ ! -L "$d/$name" ]'
 		else

@@ -54,6 +54,6 @@ wait0 "$fg"
 check_eq "a foreground proctord answers the terminating wait" "killed terminate" "$ANS_HEAD"
 pd_reap "$PD_PID"
 check_eq "a foreground proctord exits 0 once the terminating wait is answered" 0 "$PD_EXIT"
-check_eq "a foreground proctord given --dir prints nothing on stdout" "" "$(cat "$T/pd.$pd_seq.out")"
+check_eq "a foreground proctord given --dir prints nothing on stdout" "" "$(<"$T/pd.$pd_seq.out")"
 
 done_testing

@@ -134,7 +134,7 @@ if vg_on; then
 else
 	timeout 60 python3 "$T/caret-c.py" "$T/pty.ready" "$PROCTOR" run --grace 20s -- \
 		"$PROGS/ignsig" "$T/pty.ready" >"$T/pty.out" 2>&1
-	screen=$(cat "$T/pty.out")
+	screen=$(<"$T/pty.out")
 	check_re "at a terminal, one ^C, ignored by the program: the run goes on" \
 		$'^alive after one: True\n' "$screen" || diag "$screen"
 	elapsed=$(sed -n 's/^elapsed_us: //p' "$T/pty.out")

@@ -76,7 +76,7 @@ check_eq "...the report lists cpu_time as not enforced" '["cpu_time"]' \
 check_eq "...the backstop ended it" "killed cpu-time" "$(get "$T/r.json" status.head)"
 check_re "...and proctord warned at the start" \
 	"warning: cpu_time cannot be honoured: no cgroup counts the tree's CPU, and /proc is not proctord's" \
-	"$(cat "$T/run.err")"
+	"$(<"$T/run.err")"
 
 in_foreign "$PROCTORD" --strict --dir "$T/strict" --cgroup none --cpu-time 1s -- \
 	sh -c ': >"$1"' sh "$T/strict.ran" 2>"$T/strict.err"

@@ -21,7 +21,7 @@ bad_stop=0 bad_start=0 left=0
 for i in $(seq "$rounds"); do
 	if ! timeout "$T_OP" "$PROCTOR" stop "$box" >"$T/stop.out" 2>"$T/stop.err"; then
 		bad_stop=$((bad_stop + 1))
-		diag "round $i: proctor stop failed: $(cat "$T/stop.err")"
+		diag "round $i: proctor stop failed: $(<"$T/stop.err")"
 	fi
 	if [ $((i % 2)) -eq 0 ] && [ -e "$box" ]; then
 		left=$((left + 1))
@@ -77,7 +77,7 @@ kill -KILL "$server" 2>/dev/null
 wait "$server" 2>/dev/null
 check_eq "stop on a server that answers but does not exit: exit 1" 1 "$rc"
 check_eq "...after printing the final answer" $'5\n0\nexited 0' "$out"
-check_re "...and saying it did not exit" "did not exit within the timeout" "$(cat "$T/fake.err")"
+check_re "...and saying it did not exit" "did not exit within the timeout" "$(<"$T/fake.err")"
 native timing check_range "...at its timeout (0.5 s + 5 s for stop)" 5400000 8000000 "$dt"
 
 # A proctord killed within a few ms of its start: a wait says at once that it
@@ -130,7 +130,7 @@ wait "$wpid"
 rc=$?
 dt=$((${EPOCHREALTIME/./} - t0))
 check_eq "a proctord killed after taking the request: the wait exits 1" 1 "$rc"
-check_re "...saying proctord is gone" "proctord is gone" "$(cat "$T/w.out")"
+check_re "...saying proctord is gone" "proctord is gone" "$(<"$T/w.out")"
 native timing check_range "...well before its 8 s timeout (0.3..2 s)" 300000 2000000 "$dt"
 
 done_testing

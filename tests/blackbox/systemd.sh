@@ -30,8 +30,8 @@ else
 		wait_for "$T_OP" test -e "$box.listening"
 		NOTIFY_SOCKET=$sock pd_start_fg --dir "$box" -- sh -c 'env > "$0"; exec sleep 100' "$T/env"
 		wait "$lpid"
-		check_eq "READY=1 arrives on $sock once the FIFOs exist" "READY=1 fifos" "$(cat "$T/got")" ||
-			diag "$(cat "$T/listen.err")"
+		check_eq "READY=1 arrives on $sock once the FIFOs exist" "READY=1 fifos" "$(<"$T/got")" ||
+			diag "$(<"$T/listen.err")"
 		wait_for "$T_OP" test -s "$T/env"
 		check "...and NOTIFY_SOCKET is not in the program's environment" \
 			bash -c '! grep -q "^NOTIFY_SOCKET=" "$0"' "$T/env"
@@ -55,7 +55,7 @@ else
 	check_eq "systemd-analyze verify finds nothing to say of proctor@.service" "0:" "$?:$out"
 	check_re "...it is Type=notify" \
 		"Type=notify" "$(grep -E '^(Type|Delegate)=' "$unit" | tr '\n' ' ')"
-	check_re "...and Delegate=yes" "Delegate=yes" "$(cat "$unit")"
+	check_re "...and Delegate=yes" "Delegate=yes" "$(<"$unit")"
 fi
 
 done_testing

@@ -104,9 +104,9 @@ fail_at() {
 		rc=timeout
 		kill -KILL "$pid"
 	fi
-	check_eq "$what: exit 3" 3 "$rc" || diag "$(cat "$PD_ERR")"
+	check_eq "$what: exit 3" 3 "$rc" || diag "$(<"$PD_ERR")"
 	check_re "$what: says why" "PROCTORD_FAIL_AT=$step: the start fails here on purpose" \
-		"$(cat "$PD_ERR")"
+		"$(<"$PD_ERR")"
 	nothing_left "$what" "$pid" "$lock"
 }
 
@@ -141,7 +141,7 @@ n=$((n + 1))
 "$PROCTORD" --report "$T/rep/missing/report.json" -- true >/dev/null 2>"$T/pd.real.err" &
 pid=$!
 wait "$pid"
-check_eq "a --report in a missing directory: exit 2" 2 "$?" || diag "$(cat "$T/pd.real.err")"
+check_eq "a --report in a missing directory: exit 2" 2 "$?" || diag "$(<"$T/pd.real.err")"
 nothing_left "--report in a missing directory" "$pid" "$T/none"
 
 # A signal: the loop's end, the report, and the same teardown.
@@ -152,7 +152,7 @@ pid=$!
 if check "SIGTERM: the tree is up" wait_for "$T_OP" test -e "$T/ready.$n"; then
 	kill -TERM "$pid"
 	pd_reap "$pid"
-	check_eq "SIGTERM: exit 4" 4 "$PD_EXIT" || diag "$(cat "$T/pd.sig.err")"
+	check_eq "SIGTERM: exit 4" 4 "$PD_EXIT" || diag "$(<"$T/pd.sig.err")"
 	check "SIGTERM: the report is written" test -s "$T/rep/report.json"
 	rm -f "$T/rep/report.json"
 	nothing_left "SIGTERM" "$pid" "$T/lock.$n"

@@ -22,7 +22,7 @@ terminate() {
 	ans_parse "$T/answer"
 	ELAPSED=$(sed -n 's/^elapsed_us //p' "$T/term")
 	diag "terminating wait on $1 took ${ELAPSED:-?} µs"
-	[ "$WAIT_RC" -eq 0 ] || diag "terminating wait failed (rc $WAIT_RC): $(cat "$T/term.err")"
+	[ "$WAIT_RC" -eq 0 ] || diag "terminating wait failed (rc $WAIT_RC): $(<"$T/term.err")"
 }
 
 # A program that ends inside the grace period ended by itself.

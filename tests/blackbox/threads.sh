@@ -10,22 +10,24 @@ rt=0
 chrt -f 1 true 2>/dev/null && rt=1
 "$PROCTORD" --check -- /bin/true >"$T/check" 2>&1
 check_re "--check says how the CPU deadline wakes proctord" \
-	$'\ncpu deadline +proctord (SCHED_FIFO|at nice)' "$(cat "$T/check")"
+	$'\ncpu deadline +proctord (SCHED_FIFO|at nice)' "$(<"$T/check")"
 
 # 500 spinning threads on a few CPUs: at nice -10 alone, proctord's deadline
 # timer fired up to 1.5 s late among them (1.6 s of CPU for a 1 s limit).
 # Real-time, it preempts them at once: 5 to 12 ms here. The bound is
 # generous for a shared machine (the benchmark's target is 15 ms); five runs,
-# because the old code also had some short overshoots.
+# because the old code also had some short overshoots (one in a sanitizer
+# build, where it is no timing: 5 s of CPU spent spinning, not in proctord).
 many_threads() {
-	local i worst=0
-	for i in 1 2 3 4 5; do
+	local i worst=0 runs=5
+	! san_on || runs=1
+	for ((i = 1; i <= runs; i++)); do
 		run_to_end --cpu-time 1s -- "$PROGS/spin" 500 || return 1
 		[ "$ANS_HEAD" = "killed cpu-time" ] || { ans_diag; return 1; }
 		diag "500 threads, --cpu-time 1s, run $i: $ANS_CPU µs"
 		[ "$ANS_CPU" -gt "$worst" ] && worst=$ANS_CPU
 	done
-	check_range "$many_desc (5 runs)" 1000000 1200000 "$worst"
+	check_range "$many_desc (worst of $runs)" 1000000 1200000 "$worst"
 }
 many_desc="--cpu-time 1s with 500 spinning threads: final CPU under 1.2 s"
 if vg_on; then
@@ -85,7 +87,7 @@ if [ "$rt" = 1 ] && ! vg_on; then
 else
 	skip "proctord itself is SCHED_FIFO, reset on fork" "not real-time here or under valgrind"
 fi
-check_re "...and the program runs SCHED_OTHER" "policy: SCHED_OTHER" "$(cat "$T/policy.out")"
+check_re "...and the program runs SCHED_OTHER" "policy: SCHED_OTHER" "$(<"$T/policy.out")"
 wait0 "$sb"
 
 # Real-time group scheduling (v1 cpu, CONFIG_RT_GROUP_SCHED): a new cpu
@@ -103,7 +105,7 @@ fi
 if [ -n "$nort" ] && mkdir "$nort"; then
 	private_dirs="$private_dirs $nort"
 	in_nort() { ( enter_cgroups "$nort" && "$@" ); }
-	check_eq "a new v1 cpu cgroup has no real-time runtime" 0 "$(cat "$nort/cpu.rt_runtime_us")"
+	check_eq "a new v1 cpu cgroup has no real-time runtime" 0 "$(<"$nort/cpu.rt_runtime_us")"
 	out=$(in_nort "$PROCTORD" --check -- /bin/true 2>&1)
 	# Without CAP_SYS_NICE (CI's background lane drops it) that comes first.
 	why=$'SCHED_FIFO refused: real-time group scheduling[^\n]*cpu\\.rt_runtime_us 0'
@@ -119,7 +121,7 @@ if [ -n "$nort" ] && mkdir "$nort"; then
 	wait1 "$sb"
 	check_re "...where proctord runs SCHED_OTHER, as --check says" "policy: SCHED_OTHER" \
 		"$(chrt -p "$pid" 2>&1)"
-	check_eq "...alone in that cgroup" "$pid" "$(cat "$nort/cgroup.procs")"
+	check_eq "...alone in that cgroup" "$pid" "$(<"$nort/cgroup.procs")"
 	check_range "...the program (and the init) in the tree's own cpu cgroup below it" 1 2 \
 		"$(cat "$nort"/proctor-*/tasks 2>/dev/null | wc -l)"
 	wait0 "$sb"
@@ -140,7 +142,7 @@ fi
 "$PROCTORD" --check --cpus 184467440737095.517 -- /bin/true >"$T/cpus.out" 2>"$T/cpus.err"
 check_eq "--cpus 184467440737095.517 exits 2" 2 "$?"
 check_re "...with one line saying why" '^proctord: --cpus 184467440737095\.517: too many CPUs[^'$'\n'']*$' \
-	"$(cat "$T/cpus.err")"
+	"$(<"$T/cpus.err")"
 printf 'cpus = 65536.001\n' >"$T/cpus.conf"
 "$PROCTORD" --check --config "$T/cpus.conf" -- /bin/true >/dev/null 2>"$T/cpus.err"
 check_eq "cpus = 65536.001 in a config file exits 2" 2 "$?"

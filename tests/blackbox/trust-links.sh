@@ -59,7 +59,7 @@ check_eq "as root, --report through nobody's link: exit code 2" 2 "$rc"
 check_re "...saying whose link it is" \
 	"^proctord: --report $T/sticky/out/result: $T/sticky/out is a symbolic link of uid $(id -u nobody)" \
 	"$(errors_only "$T/err")"
-check_eq "...and root's file where it leads is untouched" "root's data" "$(cat "$T/etc/result")"
+check_eq "...and root's file where it leads is untouched" "root's data" "$(<"$T/etc/result")"
 # Root's own link, and a directory of nobody's (not a link), still serve.
 ln -s "$T/etc" "$T/sticky/rootout"
 pd_start --report "$T/sticky/rootout/r.json" -- true

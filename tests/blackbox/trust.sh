@@ -25,7 +25,7 @@ refused() {
 	timeout "$T_OP" "$PROCTORD" "$@" -- sh -c ': >"$0"' "$T/ran" >"$T/out" 2>"$T/err" </dev/null
 	check_eq "$desc: exit code 3" 3 "$?"
 	errors_only "$T/err"
-	check_re "...one line saying why" "^proctord: $re" "$(cat "$T/err")"
+	check_re "...one line saying why" "^proctord: $re" "$(<"$T/err")"
 	check "...only one line" one_line "$T/err"
 	check "...and the program did not run" test ! -e "$T/ran"
 }
@@ -131,7 +131,7 @@ refused_config() {
 		>"$T/out" 2>"$T/err" </dev/null
 	check_eq "$desc: exit code 2" 2 "$?"
 	errors_only "$T/err"
-	check_re "...one line saying why" "^proctord: $re" "$(cat "$T/err")"
+	check_re "...one line saying why" "^proctord: $re" "$(<"$T/err")"
 	check "...only one line" one_line "$T/err"
 	check "...and the program did not run" test ! -e "$T/ran"
 }
@@ -161,7 +161,7 @@ ln -s "$T/victim" "$T/rlink"
 refused_report "--report FILE where FILE is a symbolic link is refused" \
 	"$T/rlink is a symbolic link: a report replaces only a regular file of ours" --report "$T/rlink"
 check_eq "...the link is left as it was" "$T/victim" "$(readlink "$T/rlink")"
-check_eq "...and what it points to too" victim "$(cat "$T/victim")"
+check_eq "...and what it points to too" victim "$(<"$T/victim")"
 mkfifo "$T/rfifo"
 refused_report "--report FILE where FILE is a FIFO is refused" \
 	"$T/rfifo is not a regular file" --report "$T/rfifo"
@@ -173,7 +173,7 @@ if [ "$root" = 1 ]; then
 	refused_report "as root, --report FILE where FILE is nobody's is refused" \
 		"$T/sticky/report.json belongs to uid $(id -u nobody), not to proctord's uid 0" \
 		--report "$T/sticky/report.json"
-	check_eq "...and left as it was" theirs "$(cat "$T/sticky/report.json")"
+	check_eq "...and left as it was" theirs "$(<"$T/sticky/report.json")"
 else
 	for i in $(seq 5); do
 		skip "as root, --report FILE where FILE is nobody's ($i of 5)" "not root, or no setpriv or user nobody"
@@ -183,9 +183,9 @@ fi
 echo old >"$T/mine.json"
 run_to_end --fsize 16777215T --report "$T/mine.json" -- true
 check_eq "--report FILE replaces a regular file of ours" "exited 0" "$ANS_STATUS"
-check_re "...with the report" '"version": 2' "$(cat "$T/mine.json")"
+check_re "...with the report" '"version": 2' "$(<"$T/mine.json")"
 check_re "...where a limit above INT64_MAX is printed exactly (--fsize 16777215T)" \
-	'"fsize_bytes": 18446742974197923840,' "$(cat "$T/mine.json")"
+	'"fsize_bytes": 18446742974197923840,' "$(<"$T/mine.json")"
 json_keep "$T/mine.json"
 check "...and no temporary file is left beside it" \
 	eval '[ -z "$(find "$T" -maxdepth 1 -name ".mine.json.*")" ]'
@@ -193,7 +193,7 @@ check "...and no temporary file is left beside it" \
 echo "before" >"$T/fd.json"
 run_to_end --report /dev/fd/5 -- true 5>>"$T/fd.json"
 check_re "--report /dev/fd/N writes to that descriptor in place (appended here)" \
-	$'^before\n\\{\n  "cpu_us"' "$(cat "$T/fd.json")"
+	$'^before\n\\{\n  "cpu_us"' "$(<"$T/fd.json")"
 
 pd_start_fg --dir "$T/dash" --report - -- true
 wait_for "$T_OP" is_fifo "$T/dash/wait" && wait0 "$T/dash"
@@ -205,7 +205,7 @@ check_re "...with the report" '^\{.*"version": 2' "$(tr '\n' ' ' <"$T/pd.$pd_seq
 # which holds the caller's standard output, until the program ends.
 out=$(timeout "$T_OP" "$PROCTORD" --daemonize --report /dev/fd/1 -- sleep 100 2>"$T/err")
 check_eq "--daemonize --report /dev/fd/1 (standard output) is refused: exit code 2" 2 "$?"
-check_re "...saying why" "^proctord: --report /dev/fd/1: with --daemonize, standard output carries the directory only" "$(cat "$T/err")"
+check_re "...saying why" "^proctord: --report /dev/fd/1: with --daemonize, standard output carries the directory only" "$(<"$T/err")"
 check_eq "...and prints no directory" "" "$out"
 
 done_testing

@@ -31,7 +31,7 @@ for opt in --ro-bind --bind; do
 	usage_error "$opt SRC:relative" --box "$T/box" $opt "$T:rel" -- touch "$T/ran"
 	check_eq "...saying the destination must be absolute inside the box" \
 		"proctord: $opt $T:rel: the destination after ':' must be an absolute path inside the box, such as /data" \
-		"$(cat "$T/err")"
+		"$(<"$T/err")"
 	usage_error "$opt SRC: (an empty destination)" --box "$T/box" $opt "$T:" -- touch "$T/ran"
 done
 

@@ -55,7 +55,7 @@ check_eq "...while the killed program is not yet reaped (a zombie held by a trac
 check_eq "...with memory 0" 0 "$ANS_MEM"
 timeout "$T_OP" "$PROGS/waitloop" -e "killed wall-time" "$sb" 50 >/dev/null 2>"$T/held.after"
 check_eq "every later answer before the reap says killed wall-time" 0 "$?" ||
-	diag "$(cat "$T/held.after")"
+	diag "$(<"$T/held.after")"
 kill "$tracer" 2>/dev/null
 wait "$tracer" 2>/dev/null
 wait0 "$sb"
@@ -86,7 +86,7 @@ for i in $(seq "$n"); do
 	[ $((at - t1 - 100000)) -le "$worst" ] || worst=$((at - t1 - 100000))
 	[ "$at" -le $((t1 + 100000 + 500000)) ] || late=$((late + 1))
 	timeout "$T_OP" "$PROGS/waitloop" -e "killed wall-time" "$sb" 30 >/dev/null 2>"$T/wall.after" ||
-		{ bad_after=$((bad_after + 1)); diag "$(cat "$T/wall.after")"; }
+		{ bad_after=$((bad_after + 1)); diag "$(<"$T/wall.after")"; }
 	wait0 "$sb"
 	[ "$ANS_HEAD" = "killed wall-time" ] || bad_after=$((bad_after + 1))
 done
@@ -119,7 +119,7 @@ rc=$?
 t=$((${EPOCHREALTIME/./} - t))
 ans_parse "$T/answer"
 check_eq "a client that comes while the status FIFO is held gets a well-formed answer" \
-	"0 1 running" "$rc $ANS_OK $ANS_HEAD" || { diag "$(cat "$T/answer.err")"; ans_diag; }
+	"0 1 running" "$rc $ANS_OK $ANS_HEAD" || { diag "$(<"$T/answer.err")"; ans_diag; }
 native timing check_range "...once the 2 s reader deadline has passed (within 3 s)" 0 3000000 "$t"
 bad=0 slow=0 worst=0
 for i in 1 2 3 4 5; do
@@ -129,7 +129,7 @@ for i in 1 2 3 4 5; do
 	t=$((${EPOCHREALTIME/./} - t))
 	ans_parse "$T/answer"
 	[ "$rc" = 0 ] && [ "$ANS_OK" = 1 ] && [ "$ANS_HEAD" = running ] ||
-		{ bad=$((bad + 1)); diag "proctor wait $i: rc $rc, $(cat "$T/answer.err")"; ans_diag; }
+		{ bad=$((bad + 1)); diag "proctor wait $i: rc $rc, $(<"$T/answer.err")"; ans_diag; }
 	[ "$t" -le 1000000 ] || slow=$((slow + 1))
 	[ "$t" -le "$worst" ] || worst=$t
 	t=${EPOCHREALTIME/./}

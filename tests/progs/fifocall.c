@@ -60,10 +60,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fifocall: %s: not a FIFO\n", wait_path);
 		return 1;
 	}
-	// echo REQ > wait: one write of the line, as the shell's builtin does.
-	fd = open(wait_path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return fail("open", wait_path);
 	len = strlen(argv[2]);
 	if (len + 1 > sizeof(buf)) {
 		fprintf(stderr, "fifocall: request too long\n");
@@ -71,21 +67,26 @@ int main(int argc, char **argv)
 	}
 	memcpy(buf, argv[2], len);
 	buf[len++] = '\n';
-	if (write(fd, buf, len) != (ssize_t)len)
-		return fail("write", wait_path);
+	// echo REQ > wait: one write of the line, as the shell's builtin does.
+	fd = open(wait_path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fail("open", wait_path);
+	n = write(fd, buf, len);
 	close(fd);
+	if (n != (ssize_t)len)
+		return fail("write", wait_path);
 	// cat status: to EOF.
 	fd = open(status_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return fail("open", status_path);
 	while ((n = read(fd, buf, sizeof(buf))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return fail("read", status_path);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || write(STDOUT_FILENO, buf, (size_t)n) != n) {
+			fail(n < 0 ? "read" : "write to stdout:", status_path);
+			close(fd);
+			return 1;
 		}
-		if (write(STDOUT_FILENO, buf, (size_t)n) != n)
-			return fail("write", "stdout");
 	}
 	close(fd);
 	return 0;

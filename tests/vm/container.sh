@@ -127,7 +127,7 @@ export W PROCTORD PROGS
 
 # --- what the container sees ----------------------------------------------------
 new_ctr
-diag "a container's cgroup has: $(cat "$C/cgroup.controllers")"
+diag "a container's cgroup has: $(<"$C/cgroup.controllers")"
 out=$(in_container "$T_OP" 'id -u; cat /proc/self/uid_map; cat /proc/self/cgroup
 	cat /sys/fs/cgroup/cgroup.controllers; awk '\''$5 == "/sys/fs/cgroup" { r = $4 } END { print r }'\'' /proc/self/mountinfo' _ 2>&1)
 diag "inside: $out"
@@ -213,12 +213,12 @@ ctr_pd() {
 	in_container 60 'exec "$PROCTORD" --dir "$W/$0" "$@"' "$name" "$@" \
 		>"$T/$name.out" 2>"$T/$name.err" &
 	pid=$!
-	wait_for 30 test -p "$W/$name/wait" || diag "no FIFOs in $W/$name: $(cat "$T/$name.err")"
+	wait_for 30 test -p "$W/$name/wait" || diag "no FIFOs in $W/$name: $(<"$T/$name.err")"
 	pd_poll "$W/$name" 20 1000
 	wait0 "$W/$name"
 	wait "$pid"
 	CTR_RC=$?
-	[ "$CTR_RC" -eq 0 ] || diag "proctord in the container exited $CTR_RC: $(cat "$T/$name.err")"
+	[ "$CTR_RC" -eq 0 ] || diag "proctord in the container exited $CTR_RC: $(<"$T/$name.err")"
 }
 
 # proctord holds 100 MiB under --memory-max 64MiB.

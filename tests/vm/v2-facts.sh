@@ -33,7 +33,7 @@ mkdir "$cg/leaf"
 while read -r pid; do
   echo "$pid" >"$cg/leaf/cgroup.procs" 2>/dev/null
 done <"$cg/cgroup.procs"
-check_eq "the suite's cgroup is emptied into a leaf" "" "$(cat "$cg/cgroup.procs")"
+check_eq "the suite's cgroup is emptied into a leaf" "" "$(<"$cg/cgroup.procs")"
 check "memory, pids and cpu can be enabled for its children" \
   sh -c 'echo "+memory +pids +cpu" >"$1/cgroup.subtree_control"' _ "$cg"
 
@@ -54,18 +54,18 @@ echo 100M >"$child/memory.max"
 mkfifo "$T/go"
 # In a subshell, so that its "Killed" goes to the file and not into the TAP.
 (in_child "$PROGS/hold" 300 "$T/ready" "$T/go") 2>"$T/hold.err"
-check_eq "300 MiB in a cgroup with memory.max 100M is killed by SIGKILL" 137 "$?" || diag "$(cat "$T/hold.err")"
+check_eq "300 MiB in a cgroup with memory.max 100M is killed by SIGKILL" 137 "$?" || diag "$(<"$T/hold.err")"
 check "...before it has touched all of it" test ! -e "$T/ready"
 check_eq "...and memory.events counts one OOM kill" "oom_kill 1" "$(grep '^oom_kill ' "$child/memory.events")"
-check_range "memory.peak is 90..100 MiB" $((90 << 20)) $((100 << 20)) "$(cat "$child/memory.peak")"
+check_range "memory.peak is 90..100 MiB" $((90 << 20)) $((100 << 20)) "$(<"$child/memory.peak")"
 
 # pids.max: forkn itself and 3 children fill pids.max 4, the 4th fork fails.
 echo 4 >"$child/pids.max"
 in_child "$PROGS/forkn" 10 "$T/lock" "$T/forkn.ready" 2>"$T/forkn.err"
-check_eq "forkn 10 in a cgroup with pids.max 4 fails" 1 "$?" || diag "$(cat "$T/forkn.err")"
-check_re "...on fork, with EAGAIN" '^fork: Resource temporarily unavailable' "$(cat "$T/forkn.err")"
-check_re "...and pids.events counts it" '^max [1-9]' "$(cat "$child/pids.events")"
-check_eq "its 3 children are left in the cgroup" 3 "$(cat "$child/pids.current")"
+check_eq "forkn 10 in a cgroup with pids.max 4 fails" 1 "$?" || diag "$(<"$T/forkn.err")"
+check_re "...on fork, with EAGAIN" '^fork: Resource temporarily unavailable' "$(<"$T/forkn.err")"
+check_re "...and pids.events counts it" '^max [1-9]' "$(<"$child/pids.events")"
+check_eq "its 3 children are left in the cgroup" 3 "$(<"$child/pids.current")"
 
 # cgroup.kill ends them all at once.
 child_empty() { grep -qx 'populated 0' "$child/cgroup.events"; }
