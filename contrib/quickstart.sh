@@ -7,12 +7,12 @@
 #   sh contrib/quickstart.sh demo
 #   sh contrib/quickstart.sh test
 #
-# test runs the plain suite, the fuzz targets for a bounded time, then the
-# cgroup v2 suites in a VM; beside them, at nice 19, the sanitizer suite
-# (without its timing checks, the integration scripts and the Python
-# client: --setup sanitizer), the black-box tests that CI runs with
-# proctord under valgrind (meson test --setup valgrind; --setup valgrindall
-# has them all) and the static analysers (tests/lint.sh), these in a cpu
+# test runs the plain suite, then the cgroup v2 suites in a VM; beside them,
+# at nice 19, the sanitizer suite (without its timing checks, the
+# integration scripts and the Python client: --setup sanitizer), the black-box
+# tests that CI runs with proctord under valgrind (meson test --setup
+# valgrind; --setup valgrindall has them all), the fuzz targets for a
+# bounded time and the static analysers (tests/lint.sh), these in a cpu
 # cgroup of a low weight, beside the VM. A test that fails is run once more,
 # alone; the end of the output names every test that failed once.
 #
@@ -292,13 +292,12 @@ do_test() {
   fi
   # Two lanes share the 2 CPUs. This one runs what measures time: the plain
   # suite, whose timing scripts run one at a time and leave a CPU mostly
-  # idle (371 s of wall and 374 s of CPU alone here), then the fuzzers
-  # (which measure no time, beside valgrind's last scripts), then the VM's
-  # suites, which measure time in an emulated machine. The background lane,
-  # at nice 19, builds build-asan, then runs what measures no time: the
-  # sanitizer suite (its timing checks skipped, its scripts two at a time),
-  # the black-box tests under valgrind (their timing checks are skipped
-  # there too) and the static analysers. The analysers, last, run in
+  # idle (371 s of wall and 374 s of CPU alone here), then the VM's suites,
+  # which measure time in an emulated machine. The background lane, at nice
+  # 19, builds build-asan, then runs what measures no time: the sanitizer
+  # suite (its timing checks skipped, its scripts two at a time), the
+  # black-box tests under valgrind (their timing checks are skipped there
+  # too), the fuzzers and the static analysers. The analysers, last, run in
   # a cpu cgroup of a low weight (lane_cgroup), where they take only what
   # this lane leaves: they go on beside the VM (qemu took 268 s of CPU in
   # 236 s here, one CPU mostly idle), which waits only for what comes
@@ -314,9 +313,6 @@ do_test() {
   t0=$(date +%s)
   run_tests build
   echo "the test suite took $(($(date +%s) - t0)) s"
-  # The fuzzers assert no time: here, while the lane still runs valgrind's
-  # last scripts, one of which (cgroup.sh) runs alone.
-  test_fuzz
 
   # The VM measures time: it starts once the lane has ended or has only the
   # analysers left, in their cgroup of a low weight.
@@ -407,7 +403,7 @@ lane_cgroup_remove() {
   [ ! -d "$lc_cg" ] || echo "lane: $lc_cg is left: $(wc -l <"$lc_cg/cgroup.procs") processes in it"
 }
 
-# background_lane: build-asan and its suite, then valgrind and lint,
+# background_lane: build-asan and its suite, then valgrind, fuzz and lint,
 # all at nice 19, lint also in a cpu cgroup of a low weight (lane_cgroup;
 # then $lane_dir/lint-only says so); the totals of its tests go to
 # $lane_dir/totals as "PASSED FAILED SKIPPED".
@@ -437,6 +433,7 @@ background_lane() {
     failed=$((failed + 1))
   fi
   test_valgrind
+  test_fuzz
   # The analysers measure and assert no time: they take only what the
   # foreground leaves, and the VM need not wait for them.
   lane_cgroup

@@ -154,7 +154,7 @@ for mode in auto none; do
 	# suite gave them 263 ms of CPU between them.)
 	pd_start --dir "$u/cpu$mode" --cgroup "$mode" -- /bin/sh -c \
 		'for i in 1 2 3; do (setsid "$0" 1 110 & echo $! >>"$1"); done
-		for p in $(<"$1"); do while kill -0 "$p" 2>/dev/null; do sleep 0.05; done; done' \
+		for p in $(cat "$1"); do while kill -0 "$p" 2>/dev/null; do sleep 0.05; done; done' \
 		"$PROGS/spin" "$T/orphans.$mode"
 	pd_poll "$u/cpu$mode"
 	native "CPU figures" check_range "[$mode] the CPU of orphans the init reaped counts" \
