@@ -432,9 +432,10 @@ static void answer_stuck(struct fifo *f, int fd, int err)
  * while a request was unread in (or being read from) the wait FIFO: the
  * requests are read first, and the reader gets the head's answer composed
  * now, or, held, the next one owed if a terminating wait dropped the head
- * as stale. The loop's own open reads an unread request first too. stray: a descriptor for an answer no longer owed, closed.
- * failed: the thread cannot open status (poll from now on), or found no
- * FIFO of ours (the answer dropped). retry: the timer's open; past the
+ * as stale. The loop's own open reads an unread request first too. stray:
+ * a descriptor for an answer no longer owed, closed. failed: the thread
+ * cannot open status (poll from now on), or found no FIFO of ours (the
+ * answer dropped). retry: the timer's open; past the
  * deadline the answer is dropped. close: a reader closed status
  * (IN_CLOSE_NOWRITE, or events were lost); early: while the opener worked,
  * sent looks at it. done: -> IDLE, on to the next answer. rw-close: an

@@ -43,7 +43,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if ((size_t)snprintf(wait_path, sizeof(wait_path), "%s/wait", argv[3]) >= sizeof(wait_path) ||
-	    (size_t)snprintf(status_path, sizeof(status_path), "%s/status", argv[3]) >= sizeof(status_path)) {
+	    (size_t)snprintf(status_path, sizeof(status_path), "%s/status", argv[3]) >=
+		    sizeof(status_path)) {
 		fprintf(stderr, "fifocall: %s: path too long\n", argv[3]);
 		return 1;
 	}
