@@ -297,14 +297,10 @@ ans_diag() { diag "answer: $(printf '%q' "$ANS_RAW")"; }
 # cat were three forks and execs a wait); parses the answer (ans_parse).
 # Returns 124 on the timeout, as timeout(1) does.
 pd_wait() {
-	local err
 	"$PROGS/fifocall" "$T_OP" "$1" "$2" >"$T/answer" 2>"$T/answer.err"
 	WAIT_RC=$?
 	ans_parse "$T/answer"
-	if [ "$WAIT_RC" -ne 0 ]; then
-		IFS= read -r -d '' err <"$T/answer.err" || :
-		diag "wait $1 on $2 failed (rc $WAIT_RC): $err"
-	fi
+	[ "$WAIT_RC" -eq 0 ] || diag "wait $1 on $2 failed (rc $WAIT_RC): $(<"$T/answer.err")"
 	return "$WAIT_RC"
 }
 wait1() { pd_wait 1 "$1"; }
@@ -335,7 +331,7 @@ read_status() {
 # is not "running". Sets ANS_* from that answer, POLL_AT (µs, wall clock, when it
 # arrived) and POLL_LAST_RUNNING (µs, the last "running" answer, 0 if none).
 pd_poll() {
-	local lines l err
+	local lines l
 	timeout "$T_OP" "$PROGS/waitloop" -t -p "${2:-5}" "$1" "${3:-2000}" >"$T/poll" 2>"$T/poll.err"
 	WAIT_RC=$?
 	# Builtins only: the answer is the first three lines, as read.
@@ -351,10 +347,7 @@ pd_poll() {
 			"last_running_us "*) POLL_LAST_RUNNING=${l#last_running_us } ;;
 		esac
 	done
-	if [ "$WAIT_RC" -ne 0 ]; then
-		IFS= read -r -d '' err <"$T/poll.err" || :
-		diag "poll on $1 failed (rc $WAIT_RC): $err"
-	fi
+	[ "$WAIT_RC" -eq 0 ] || diag "poll on $1 failed (rc $WAIT_RC): $(<"$T/poll.err")"
 	return "$WAIT_RC"
 }
 
@@ -399,9 +392,7 @@ pd_start() {
 	PD_DIR=
 	IFS= read -r PD_DIR <"$T/pd.$pd_seq.out" || :
 	if [ "$PD_RC" -ne 0 ]; then
-		local err
-		IFS= read -r -d '' err <"$PD_ERR" || :
-		diag "proctord --daemonize $* exited $PD_RC: $err"
+		diag "proctord --daemonize $* exited $PD_RC: $(<"$PD_ERR")"
 	fi
 	return "$PD_RC"
 }
