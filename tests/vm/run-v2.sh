@@ -362,6 +362,12 @@ if [ -n "${PROCTOR_VM_ACCEL:-}" ]; then
     echo "vm: PROCTOR_VM_ACCEL names no way to run qemu" >&2
     exit 2
   fi
+elif [ -d /sys/module/kvm_pvm ] && [ ! -d /sys/module/kvm_intel ] && [ ! -d /sys/module/kvm_amd ]; then
+  # PVM (a KVM for hosts that are guests themselves, without nested
+  # virtualisation) runs only kernels built as PVM guests: Debian's hangs
+  # after "Probing EDD" under every CPU model, which cost 4 x 30 s here.
+  say "/dev/kvm is PVM's (kvm_pvm), which boots only PVM guest kernels: emulating the CPU (TCG)"
+  attempts=(tcg:max)
 elif [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
   attempts=(kvm:host kvm:max kvm:kvm64 kvm:qemu64 tcg:max)
 else
