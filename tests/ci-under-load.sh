@@ -22,6 +22,9 @@ hogs=
 trap 'for h in $hogs; do pkill -P "$h"; kill "$h"; done 2>/dev/null' EXIT
 for i in $(seq "$n"); do
 	clone=$(mktemp -d "${TMPDIR:-/tmp}/ci-under-load-clone.XXXXXX")
+	# As a clone anywhere else: the tests run the build's programs as
+	# nobody, who must reach them (mktemp makes the directory 0700).
+	chmod 0755 "$clone"
 	git clone -q "$src" "$clone" && git -C "$clone" checkout -q "$rev" || exit 1
 	setsid stress --cpu 1 >/dev/null 2>&1 </dev/null &
 	hogs="$!"
