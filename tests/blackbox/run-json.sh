@@ -129,6 +129,9 @@ check_eq "...the verdict's line has the byte escaped" "failed exec: $T/\\xff: No
 	"$(jsonget "$T/nu.json" status.line)"
 mkdir "$T/sb.nu"
 pd_start --dir "$T/sb.nu" -- "$T/"$'\xff'
+# Until the child's execve has failed, the answer is "running" (seen under
+# load): the polls wait for the end.
+pd_poll "$T/sb.nu"
 timeout "$T_OP" "$PROCTOR" wait --json "$T/sb.nu" >"$T/nu.wait.json"
 check_eq "...and proctor wait --json's answer too" "failed exec: $T/\\xff: No such file or directory" \
 	"$(jsonget "$T/nu.wait.json" status.line)"
