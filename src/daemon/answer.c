@@ -11,10 +11,11 @@
 // no event for a reader blocked in its open(), and an answer left in the
 // pipe in advance could be read stale by the next client. Without that
 // thread, the open is retried from a timer with a short backoff.
-// After the write and before our close, a fresh FIFO made ahead (the spare,
-// fifo_spare_make) is renamed over status: the reader keeps the old one to
-// itself, and no later answer can go into its pipe, whenever and however
-// it closes. A reader's close is not waited for: a read-write reader's
+// Before the write, a fresh FIFO made ahead (the spare, fifo_spare_make)
+// takes the name status: the reader keeps the old one to itself, no later
+// answer can go into its pipe, whenever and however it closes, and no later
+// client can open it, however soon after its answer the reader leaves (a
+// read-write reader needs no end of file). A reader's close is not waited for: a read-write reader's
 // IN_CLOSE_WRITE is merged by inotify with our own when the two come in a
 // row, and could not be told from it. Only where no spare can be had is the
 // close waited for (inotify IN_CLOSE_NOWRITE, or IN_CLOSE_WRITE counted
@@ -69,12 +70,16 @@ static void answer_await_close(struct fifo *f)
 static int answer_deliver_fd(struct fifo *f, int fd, char *buf, size_t len)
 {
 	ssize_t n;
-	int gone;
+	int gone, installed;
 
 	if (!f->spare)
 		fifo_forget_events(f);
 	if (len == 0)
 		len = answer_compose(f, buf, REPORT_RESPONSE_MAX);
+	/* The spare takes the name before the write: a read-write reader
+	 * needs no end of file and may leave as soon as it has read, and the
+	 * next client must then find the fresh FIFO, not open this one. */
+	installed = fifo_spare_install(f) == 0;
 	do
 		n = write(fd, buf, len);
 	while (n < 0 && errno == EINTR);
@@ -83,7 +88,7 @@ static int answer_deliver_fd(struct fifo *f, int fd, char *buf, size_t len)
 	f->last_taken_us = now_us();
 	/* The reader keeps this FIFO to itself: no close to wait for. Without
 	 * a spare nor inotify, none can be seen: it is not waited for. */
-	if (fifo_spare_install(f) == 0 || f->ino_fd < 0) {
+	if (installed || f->ino_fd < 0) {
 		close(fd);
 		fifo_drop_head(f);
 		return 1;

@@ -103,20 +103,23 @@ static void opener_finish(struct opener *o, int fd)
 		o->result_fd = fd;
 		return;
 	}
+	/* The reader keeps this FIFO to itself: the name goes to a fresh one
+	 * before the write (a read-write reader may leave as soon as it has
+	 * read, and the next client must not open this one), and no close is
+	 * to be waited for. */
+	if (o->rename_from[0]) {
+		o->renamed = opener_swap_status(o->rename_dirfd, o->rename_from);
+		if (o->renamed < 0)
+			o->renamed = 0;
+	}
 	do
 		n = write(fd, o->buf, o->len);
 	while (n < 0 && errno == EINTR);
 	o->result = OPENER_DELIVERED;
 	o->result_err = n < 0 ? errno : n != (ssize_t)o->len ? EAGAIN : 0;
-	/* The reader keeps this FIFO to itself: the name goes to a fresh one
-	 * before our close, and no close is to be waited for. */
-	if (o->rename_from[0]) {
-		o->renamed = opener_swap_status(o->rename_dirfd, o->rename_from);
-		if (o->renamed > 0) {
-			close(fd);
-			return;
-		}
-		o->renamed = 0;
+	if (o->renamed > 0) {
+		close(fd);
+		return;
 	}
 	/* A read-write reader needs no end of file: it may have read and
 	 * gone already, and its close would be merged with ours. */

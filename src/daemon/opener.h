@@ -54,7 +54,7 @@ struct opener {
 	int wait_fd;          /* the wait FIFO's read end, polled only (-1) */
 	int reading;          /* the loop is reading requests from it */
 	int rename_dirfd;     /* the job's spare: renamed over status in that */
-	char rename_from[48]; /* directory after the write ("": none) */
+	char rename_from[48]; /* directory before the write ("": none) */
 	int renamed;          /* it was (opener_swap_status's 1 or 2): the loop
 			       * follows the new status */
 	size_t len;

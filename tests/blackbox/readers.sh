@@ -95,6 +95,36 @@ else
 	check_eq "...and proctord ends, exit 0" 0 $? || diag "$(<"$T/rwmerge.err")"
 fi
 
+# A read-write reader needs no end of file: it leaves as soon as it has read
+# its answer. When the fresh FIFO took the name status only after the write,
+# the client right after it could open the old one, where no answer comes,
+# and proctord's look at the old FIFO for reuse then gave that client an end
+# of file for an answer ("malformed answer": 9 times in 30 with proctord
+# under valgrind beside two CPU hogs). strace holds each rename 0.5 s, which
+# makes that moment certain.
+if vg_on; then
+	skip "a read-write reader that leaves at once, and a client right after it" "under valgrind"
+elif ! command -v strace >/dev/null; then
+	skip "a read-write reader that leaves at once, and a client right after it" "no strace"
+else
+	sb="$T/rwswap"
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 timeout 60 strace -f -qq -o /dev/null \
+		-e trace=renameat2,renameat,rename -e inject=renameat2,renameat,rename:delay_enter=500000 \
+		"$PROCTORD" --dir "$sb" -- sleep 100 >/dev/null 2>"$T/rwswap.err" </dev/null &
+	tracer=$!
+	wait_for "$T_OP" is_fifo "$sb/status"
+	timeout "$T_OP" bash -c 'echo 1 > "$1/wait"; { read -r a; read -r b; read -r c; } <>"$1/status"
+		[ "$c" = running ]' _ "$sb"
+	check_eq "a read-write reader that leaves as soon as it has read gets its answer" 0 $?
+	client_wait "$sb"
+	check_eq "...and the proctor wait right after it is well-formed" "0 1 running" \
+		"$RC $ANS_OK $ANS_HEAD" || { diag "$(<"$T/answer.err")"; ans_diag; }
+	wait0 "$sb"
+	check_eq "...and the terminating wait is answered" "killed terminate" "$ANS_HEAD" || ans_diag
+	wait "$tracer"
+	check_eq "...and proctord ends, exit 0" 0 $? || diag "$(<"$T/rwswap.err")"
+fi
+
 # A read-write reader that keeps status open is a writer too: no reader of
 # that FIFO sees an end of file while it holds it. The client that came
 # meanwhile gets its answer at the reader deadline, and takes a whole
