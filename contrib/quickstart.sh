@@ -229,8 +229,8 @@ meson_test() {
 
 # run_tests DIR [SETUP]: the suite of DIR (with --setup SETUP), then each test
 # that failed once more, alone. One that passes then is a flake: it counts as
-# passed, and the summary names it with the end of its first log. One that
-# fails again is a failure, named there too.
+# passed, and the summary names it with its failed checks and the end of its
+# first log. One that fails again is a failure, named there too.
 run_tests() {
   meson_test "$1" "${2:-}" testlog
   first_rc=$rc
@@ -247,7 +247,7 @@ run_tests() {
         verdict="FAILED (a $result, and again alone)"
       fi
       {
-        echo "$1${2:+ --setup $2}: $suite / $name: $verdict; the end of its first log:"
+        echo "$1${2:+ --setup $2}: $suite / $name: $verdict; its failed checks and the end of its first log:"
         python3 tests/testlog.py tail "$first_json" "$name" 40 | sed 's/^/    /'
       } >>"$report_file"
       case $verdict in flaky*) echo >>"$report_file.flaky" ;; esac

@@ -37,5 +37,11 @@ for i in $(seq "$n"); do
 	wait 2>/dev/null
 	hogs=
 	echo "run $i of $n ($rev): exit $rc, $(($(date +%s) - s)) s: $(tail -n 1 "$out/run$i.log")" | tee -a "$out/summary"
+	# The whole logs of the suites, for a flake whose summary is not enough.
+	for l in "$clone"/build*/meson-logs/testlog*.json; do
+		[ -f "$l" ] || continue
+		d=${l#"$clone"/}
+		mkdir -p "$out/run$i-logs/${d%%/*}" && cp "$l" "$out/run$i-logs/${d%%/*}/"
+	done
 	rm -rf "$clone"
 done

@@ -3,10 +3,11 @@
 """Read a meson test log (meson-logs/testlog*.json, one object per line).
 
   testlog.py failed LOG          the tests that did not pass, "SUITE NAME" a line
-  testlog.py tail LOG NAME [N]   the last N (40) lines of what test NAME printed
+  testlog.py tail LOG NAME [N]   what test NAME printed: each failed TAP check
+                                 with its diagnostics, then the last N (40) lines
 
 contrib/quickstart.sh runs a failed test once more on its own, and names the
-failures again at the very end of its output with the end of their logs, so
+failures again at the very end of its output with their failed checks and the end of their logs, so
 that whoever reads only the end of a CI log sees what failed and why.
 """
 import json
@@ -32,6 +33,21 @@ def split(name):
     return suite, test
 
 
+def failed_checks(lines, per_check=20):
+    """Each "not ok" TAP line but a TODO's, and the "#" lines after it."""
+    out, keep = [], 0
+    for line in lines:
+        if line.startswith("not ok ") and "# TODO" not in line:
+            out.append(line)
+            keep = per_check
+        elif keep and line.startswith("#"):
+            out.append(line)
+            keep -= 1
+        else:
+            keep = 0
+    return out
+
+
 def main(argv):
     if len(argv) >= 3 and argv[1] == "failed":
         for r in rows(argv[2]):
@@ -47,6 +63,14 @@ def main(argv):
                 err = (r.get("stderr") or "").rstrip("\n")
                 if err:
                     out += ["--- stderr:"] + err.split("\n")
+                failed = failed_checks(out)
+                if failed:
+                    # A failed check early in a long script is not in
+                    # its tail, and a flake may not come back.
+                    print("--- the failed checks, with their diagnostics:")
+                    for line in failed:
+                        print(line)
+                    print("--- the last %d lines:" % n)
                 for line in out[-n:]:
                     print(line)
         return 0
