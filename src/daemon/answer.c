@@ -15,13 +15,13 @@
 // takes the name status: the reader keeps the old one to itself, no later
 // answer can go into its pipe, whenever and however it closes, and no later
 // client can open it, however soon after its answer the reader leaves (a
-// read-write reader needs no end of file). A reader's close is not waited for: a read-write reader's
-// IN_CLOSE_WRITE is merged by inotify with our own when the two come in a
-// row, and could not be told from it. Only where no spare can be had is the
-// close waited for (inotify IN_CLOSE_NOWRITE, or IN_CLOSE_WRITE counted
-// against our own closes for a reader that opened it read-write) before
-// the next answer: a reader still blocked in read() would otherwise take
-// the next answer as part of its own.
+// read-write reader needs no end of file). A reader's close is not waited
+// for: a read-write reader's IN_CLOSE_WRITE is merged by inotify with our
+// own when the two come in a row, and could not be told from it. Only
+// where no spare can be had is the close waited for (inotify
+// IN_CLOSE_NOWRITE, or IN_CLOSE_WRITE counted against our own closes for a
+// reader that opened it read-write) before the next answer: a reader still
+// blocked in read() would otherwise take the next answer as part of its own.
 // Deadlines bound the waits, so a client that never comes or never leaves
 // delays others by at most FIFO_READER_TIMEOUT and never stalls proctord.
 // A reader still there at the deadline keeps the status FIFO it holds, and
