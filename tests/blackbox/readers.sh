@@ -19,6 +19,19 @@ client_wait() {
 # holder_gone PID: the background reader has exited.
 holder_gone() { ! kill -0 "$1" 2>/dev/null; }
 
+# traced_start NAME STRACE_ARGS...: proctord --dir $T/NAME -- sleep 100 in
+# the foreground (it says what it does, in $T/NAME.err) under strace with
+# STRACE_ARGS, in the background: its pid in tracer, once status is there.
+# LeakSanitizer aborts under a tracer.
+traced_start() {
+	local name=$1
+	shift
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 timeout 60 strace -qq -o /dev/null \
+		"$@" "$PROCTORD" --dir "$T/$name" -- sleep 100 >/dev/null 2>"$T/$name.err" </dev/null &
+	tracer=$!
+	wait_for "$T_OP" is_fifo "$T/$name/status"
+}
+
 # STUCK: the warning of proctord's "stuck" row, said when it waited out its
 # 2 s deadline for a reader's close and replaced status.
 STUCK="held the status FIFO for over"
@@ -73,12 +86,7 @@ elif ! command -v strace >/dev/null; then
 	skip "a read-write reader that closes just before proctord's own close" "no strace"
 else
 	sb="$T/rwmerge"
-	# LeakSanitizer aborts under a tracer.
-	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 timeout 60 strace -qq -o /dev/null \
-		-e trace=poll -e inject=poll:delay_exit=600000 "$PROCTORD" --dir "$sb" -- sleep 100 \
-		>/dev/null 2>"$T/rwmerge.err" </dev/null &
-	tracer=$!
-	wait_for "$T_OP" is_fifo "$sb/status"
+	traced_start rwmerge -e trace=poll -e inject=poll:delay_exit=600000
 	timeout "$T_OP" bash -c 'exec 3<>"$1/status"; echo 1 > "$1/wait"; read -r a <&3; read -r b <&3
 		read -r c <&3; sleep 0.2; exec 3<&-; [ "$c" = running ]' _ "$sb"
 	check_eq "a read-write reader that closes just before proctord's own close gets its answer" 0 $?
@@ -108,11 +116,8 @@ elif ! command -v strace >/dev/null; then
 	skip "a read-write reader that leaves at once, and a client right after it" "no strace"
 else
 	sb="$T/rwswap"
-	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 timeout 60 strace -f -qq -o /dev/null \
-		-e trace=renameat2,renameat,rename -e inject=renameat2,renameat,rename:delay_enter=500000 \
-		"$PROCTORD" --dir "$sb" -- sleep 100 >/dev/null 2>"$T/rwswap.err" </dev/null &
-	tracer=$!
-	wait_for "$T_OP" is_fifo "$sb/status"
+	traced_start rwswap -f -e trace=renameat2,renameat,rename \
+		-e inject=renameat2,renameat,rename:delay_enter=500000
 	timeout "$T_OP" bash -c 'echo 1 > "$1/wait"; { read -r a; read -r b; read -r c; } <>"$1/status"
 		[ "$c" = running ]' _ "$sb"
 	check_eq "a read-write reader that leaves as soon as it has read gets its answer" 0 $?
