@@ -112,7 +112,12 @@ check_eq "...the limit in force (command line over the file)" 200000 "$(get cpu 
 check_eq "...a limit from the profile" 64 "$(get cpu limits.nofile)"
 check_eq "...an unset limit is null" null "$(get cpu limits.stack_bytes)"
 cpu=$(get cpu cpu_us) user=$(get cpu user_us) sys=$(get cpu sys_us)
-native rlimits check_range "...CPU at the limit, within the kill's margin" 200000 215000 "$cpu"
+# The report's figure, not the kill's punctuality: limits.sh measures that
+# (native timing). Here a 15 ms margin failed once in 7 CI runs beside two
+# CPU hogs (249 ms reported), which limits.sh's did not. Under 1 s: the
+# deadline killed it, not the RLIMIT_CPU backstop (2 s for 200 ms).
+check_eq "...the CPU figure is the one the last answer gave" "$ANS_CPU" "$cpu"
+native rlimits check_range "...CPU at least the limit, killed by the deadline (under 1 s)" 200000 999999 "$cpu"
 native rlimits check_range "...user + sys add up to the CPU figure (within 1 ms)" $((cpu - 1000)) "$cpu" $((user + sys))
 native rlimits check_range "...wall time at least the CPU time of one thread" "$cpu" 10000000 "$(get cpu wall_us)"
 check_re "...the source of every figure is named" "rusage|cgroup[12] (cpu.stat|cpuacct)" "$(get cpu sources.cpu)"
