@@ -143,7 +143,12 @@ if ! grep -q '^pids .*NOT enforced' $o/check.txt; then
 	if [ -e /srv/box/full ]; then echo refused; else echo none; fi >$o/pids.full
 	rm -f /srv/box/full
 fi
+# The machine's stalls meanwhile (lib.sh: witness_stop).
+/progs/rtwitness >$o/cpu.stall 2>&1 &
+w=$!
 run cpu --cpu-time 500ms --wall-time 10s -- /progs/spin 2>$o/cpu.err
+kill $w
+wait $w
 run outl --output-limit 1MiB --wall-time 10s -- yes >$o/outl.out 2>$o/outl.err
 ls -A /srv/box | tr '\n' ' ' >$o/left.box
 cd /proc && echo [0-9]* >$o/left.procs
@@ -154,7 +159,7 @@ json_get() { jsonget "$1" "$2" 2>/dev/null | tr -d ' \n'; }
 
 # ctr_judge TAG OUT: the TAP lines of the results cases.sh left in OUT.
 ctr_judge() {
-	local tag=$1 out=$2 crc
+	local tag=$1 out=$2 crc late rt
 	diag "$(grep -E '^(cgroups|identity|memory_max|pids|seccomp|/proc masks|cgroup ns|user ns) ' "$out/check.txt")"
 	check_eq "[$tag] --box: a file of the container outside the box is unreadable, /usr is read-only, /proc lists only the box's init and program" \
 		"secret: unreadable;usr: refused;1 2;" "$(tr '\n' ';' <"$out/core.out")" ||
@@ -191,8 +196,13 @@ ctr_judge() {
 	check_eq "[$tag] --cpu-time 500ms on a spinner is killed cpu-time (exit 152)" \
 		"killed cpu-time 152" "$(jsonget "$out/cpu.json" status.head) $(<"$out/cpu.rc")" ||
 		diag "$(<"$out/cpu.err")"
-	# The README's overshoot figure: 15 ms at most (limits.sh's bound).
-	native timing check_range "[$tag] ...the CPU reported within the limit + 15 ms" 500000 515000 \
+	# The README's overshoot figure: 15 ms at most (limits.sh's bound), plus
+	# what the machine stalled a real-time wake-up meanwhile (0 where the
+	# container may not be real-time).
+	read -r late rt <"$out/cpu.stall" || late=0 rt=0
+	[ "$rt" = 1 ] || late=0
+	diag "[$tag] the machine stalled a real-time wake-up by up to $late µs meanwhile"
+	native timing check_range "[$tag] ...the CPU reported within the limit + 15 ms" 500000 $((515000 + late)) \
 		"$(json_get "$out/cpu.json" cpu_us)"
 	check_eq "[$tag] --output-limit 1MiB on yes: killed output (exit 153), 1 MiB delivered" \
 		"killed output 153 1048576" \
