@@ -18,7 +18,6 @@
 
 #include "cgroup.h"
 #include "config.h"
-#include "identity.h"
 #include "units.h"
 #include "util.h"
 
@@ -209,6 +208,24 @@ static const char *config_parse_bool(const char *v, int *out)
 	return "expected true or false (also yes/no, on/off, 1/0)";
 }
 
+int config_parse_id(const char *s, uint32_t *out)
+{
+	uint64_t v = 0;
+
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (uint64_t)(*s - '0');
+		/* (uid_t)-1 means "unchanged" to setresuid: never an identity. */
+		if (v >= UINT32_MAX)
+			return -1;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
 /* A user or group that exists here, by name or number: a typo must stop
  * proctord before anything runs, not make the program run as someone else. */
 static const char *config_check_id(enum config_type type, const char *v)
@@ -217,7 +234,7 @@ static const char *config_check_id(enum config_type type, const char *v)
 
 	if (!v[0])
 		return type == CONFIG_USER ? "expected a user name or uid" : "expected a group name or gid";
-	if (identity_parse_id(v, &id) == 0)
+	if (config_parse_id(v, &id) == 0)
 		return NULL; /* a number needs no entry in the database */
 	if (type == CONFIG_USER)
 		return getpwnam(v) ? NULL : "no such user (give a name from the user database, or a uid)";

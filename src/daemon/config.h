@@ -87,6 +87,10 @@ struct config {
 	struct config_source source[CONFIG_MAX_KEYS];
 };
 
+/* A decimal uid or gid, as the keys user and group take it (digits only,
+ * below 2^32 - 1). Returns 0, or -1. */
+int config_parse_id(const char *s, uint32_t *out);
+
 void config_init(struct config *c);
 void config_free(struct config *c);
 

@@ -98,24 +98,6 @@ void identity_root_why(char *buf, size_t len)
 		snprintf(buf, len, "proctord is root");
 }
 
-int identity_parse_id(const char *s, uint32_t *out)
-{
-	uint64_t v = 0;
-
-	if (!*s)
-		return -1;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return -1;
-		v = v * 10 + (uint64_t)(*s - '0');
-		/* (uid_t)-1 means "unchanged" to setresuid: never an identity. */
-		if (v >= UINT32_MAX)
-			return -1;
-	}
-	*out = (uint32_t)v;
-	return 0;
-}
-
 /* user or group set where proctord is not root: refused, saying where the
  * key came from and why it cannot be honoured, in a box too. */
 static void identity_refuse_rootless(const struct config *c, uid_t euid, char *err, size_t errlen)
@@ -186,7 +168,7 @@ int identity_prepare(struct identity *i, const struct config *c, char *err, size
 		struct passwd *pw;
 		uint32_t id;
 
-		if (identity_parse_id(c->user, &id) == 0) {
+		if (config_parse_id(c->user, &id) == 0) {
 			pw = getpwuid((uid_t)id);
 			i->uid = (uid_t)id;
 		} else {
@@ -215,7 +197,7 @@ int identity_prepare(struct identity *i, const struct config *c, char *err, size
 	if (c->group) {
 		uint32_t id;
 
-		if (identity_parse_id(c->group, &id) == 0) {
+		if (config_parse_id(c->group, &id) == 0) {
 			i->gid = (gid_t)id;
 		} else {
 			struct group *gr = getgrnam(c->group);

@@ -19,9 +19,6 @@ struct identity {
 	int unshare_ipc;      /* System V IPC and POSIX message queues of its own */
 };
 
-/* A decimal uid or gid (digits only, below 2^32 - 1). Returns 0, or -1. */
-int identity_parse_id(const char *s, uint32_t *out);
-
 /* Whether proctord takes root's ways: uid 0 with CAP_SYS_ADMIN, CAP_SETUID,
  * CAP_SETGID and CAP_CHOWN in its effective set (in a user namespace, only
  * for the ids it maps). Otherwise (any other uid, a container's root
