@@ -48,7 +48,7 @@ if ! ctr_rootfs "$R" "$build" "$src" 2>"$T/rootfs.err"; then
 	exit 1
 fi
 mkdir -p "$R/out" "$R/srv/box" "$R/progs"
-ctr_add "$R" "$PROGS/hold" "$PROGS/forkbomb" "$PROGS/spin"
+ctr_add "$R" "$PROGS/hold" "$PROGS/forkbomb" "$PROGS/spin" "$PROGS/rtwitness"
 cp "$PROGS/hold" "$PROGS/forkbomb" "$PROGS/spin" "$PROGS/rtwitness" "$R/progs/"
 echo "a secret of the container" >"$R/srv/secret"
 chmod 0777 "$R/srv/box"

@@ -37,7 +37,7 @@ check_range "...and the answer comes before the 500 ms grace has run out" 0 4999
 
 # A program that ignores SIGTERM: only the kill after the grace ends it. The
 # issue's bound is grace + 20 ms, measured by the client; no extra slack
-# but what the machine stalled meanwhile (witness_stop).
+# (skipped where the machine itself stalled over 10 ms: punctual).
 sb="$T/ign"
 pd_start --dir "$sb" --grace 50ms -- "${rt[@]}" "$PROGS/ignterm"
 wait1 "$sb"
@@ -45,7 +45,7 @@ check_eq "the SIGTERM-ignoring program is running" running "$ANS_STATUS"
 terminate "$sb"
 check_eq "a program that does not end in the grace period is killed terminate" "killed terminate" "$ANS_HEAD" || ans_diag
 check_range "the terminating wait takes at least the 50 ms grace" 50000 9999999 "${ELAPSED:-x}"
-native timing check_range "the terminating wait returns within grace + 20 ms" 0 $((70000 + STALL_US)) "${ELAPSED:-x}"
+punctual 10000 "the terminating wait returns within grace + 20 ms" 0 70000 "${ELAPSED:-x}"
 check_eq "the final answer reports memory 0" 0 "$ANS_MEM"
 check "proctord removes its directory after the terminating wait" wait_for "$T_OP" gone "$sb"
 
@@ -55,7 +55,7 @@ sb="$T/sleep"
 pd_start --dir "$sb" -- "${rt[@]}" sleep 100
 terminate "$sb"
 check_eq "no SIGTERM during the grace: sleep is killed terminate" "killed terminate" "$ANS_HEAD" || ans_diag
-native timing check_range "the default grace is 50 ms (answer within 50..70 ms)" 50000 $((70000 + STALL_US)) "${ELAPSED:-x}"
+punctual 10000 "the default grace is 50 ms (answer within 50..70 ms)" 50000 70000 "${ELAPSED:-x}"
 
 # One SIGTERM to proctord during a grace period that a client's 0 started
 # is passed on to the program and lets the grace run its course: a program

@@ -3,10 +3,10 @@
 //
 // usage: forkbomb READY
 // Creates READY once a fork has failed (the bomb hit a limit), then goes on
-// forking until killed. Every process tells once, whichever fails first:
-// when only the first process told, beside two CPU hogs that one waited its
-// turn among 512 runnable processes for more than the 2 s a test gave it
-// (pids-rlimit.sh, once in a CI run).
+// forking until killed. A process tells at its first refused fork, unless
+// it or its parent (before forking it) already has. When only the first
+// process told, beside two CPU hogs it once waited its turn among 512
+// runnable processes for more than the 2 s pids-rlimit.sh gave the bomb.
 //
 // After a failed fork a process spins for 1 ms of its own CPU time before it
 // tries again: the bomb keeps every CPU it is given busy (the tests end it

@@ -6,6 +6,8 @@
 // threads were real-time (1 or 0), then exits 0.
 //
 // usage: rtwitness
+// It ends by itself after 120 s, or when its parent dies, printing the same:
+// a test killed before it stops its witness leaves nothing real-time behind.
 // A CPU the machine stalls (a host that takes it away, a long stretch of
 // kernel code that does not reschedule) delays proctord's deadline timer as
 // much as it delays the witness there, while another CPU may go on running
@@ -17,11 +19,13 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
 #define PERIOD_NS 2000000ull
+#define LIFETIME_S 120
 
 static _Atomic uint64_t worst_ns;
 static atomic_int not_rt;
@@ -45,7 +49,7 @@ static void *witness(void *arg)
 		atomic_store(&not_rt, 1);
 	if (fd < 0) {
 		perror("rtwitness: timerfd_create");
-		exit(1);
+		_exit(1);
 	}
 	for (;;) {
 		struct itimerspec its = {0};
@@ -57,7 +61,7 @@ static void *witness(void *arg)
 		if (timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL) < 0 ||
 		    read(fd, &expirations, sizeof expirations) < 0) {
 			perror("rtwitness: timer");
-			exit(1);
+			_exit(1);
 		}
 		t = now_ns();
 		late = t > next ? t - next : 0;
@@ -73,15 +77,19 @@ static void *witness(void *arg)
 
 int main(void)
 {
+	pid_t parent = getppid();
 	cpu_set_t allowed;
 	sigset_t stop;
-	int cpu, sig, n = 0;
+	int cpu, n = 0;
 
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGINT);
-	/* The threads inherit the mask: only sigwait below takes the signal. */
+	/* The threads inherit the mask: only the wait below takes the signal,
+	 * also the one the parent's death sends. */
 	pthread_sigmask(SIG_BLOCK, &stop, NULL);
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
+		return 1;
 	if (sched_getaffinity(0, sizeof allowed, &allowed) < 0) {
 		perror("rtwitness: sched_getaffinity");
 		return 1;
@@ -108,7 +116,11 @@ int main(void)
 		fprintf(stderr, "rtwitness: no CPU to run on\n");
 		return 1;
 	}
-	sigwait(&stop, &sig);
+	{
+		struct timespec lifetime = {.tv_sec = LIFETIME_S};
+
+		(void)sigtimedwait(&stop, NULL, &lifetime);
+	}
 	printf("%llu %d\n", (unsigned long long)(atomic_load(&worst_ns) / 1000u), !atomic_load(&not_rt));
 	fflush(stdout);
 	_exit(0);
