@@ -32,6 +32,19 @@ traced_start() {
 	wait_for "$T_OP" is_fifo "$T/$name/status"
 }
 
+# traceable DESCRIPTION: whether a case under strace can run here; if not,
+# DESCRIPTION is skipped, saying why.
+traceable() {
+	if vg_on; then
+		skip "$1" "under valgrind"
+	elif ! command -v strace >/dev/null; then
+		skip "$1" "no strace"
+	else
+		return 0
+	fi
+	return 1
+}
+
 # STUCK: the warning of proctord's "stuck" row, said when it waited out its
 # 2 s deadline for a reader's close and replaced status.
 STUCK="held the status FIFO for over"
@@ -80,11 +93,7 @@ check_eq "...and proctord ends, exit 0" 0 "$PD_EXIT" || diag "$(<"$PD_ERR")"
 # status first (proctord answers it from its loop), reads its answer and
 # closes 0.2 s later, while proctord is held. proctord runs in the
 # foreground, where it says what it does.
-if vg_on; then
-	skip "a read-write reader that closes just before proctord's own close" "under valgrind"
-elif ! command -v strace >/dev/null; then
-	skip "a read-write reader that closes just before proctord's own close" "no strace"
-else
+if traceable "a read-write reader that closes just before proctord's own close"; then
 	sb="$T/rwmerge"
 	traced_start rwmerge -e trace=poll -e inject=poll:delay_exit=600000
 	timeout "$T_OP" bash -c 'exec 3<>"$1/status"; echo 1 > "$1/wait"; read -r a <&3; read -r b <&3
@@ -110,11 +119,7 @@ fi
 # of file for an answer ("malformed answer": 9 times in 30 with proctord
 # under valgrind beside two CPU hogs). strace holds each rename 0.5 s, which
 # makes that moment certain.
-if vg_on; then
-	skip "a read-write reader that leaves at once, and a client right after it" "under valgrind"
-elif ! command -v strace >/dev/null; then
-	skip "a read-write reader that leaves at once, and a client right after it" "no strace"
-else
+if traceable "a read-write reader that leaves at once, and a client right after it"; then
 	sb="$T/rwswap"
 	traced_start rwswap -f -e trace=renameat2,renameat,rename \
 		-e inject=renameat2,renameat,rename:delay_enter=500000
